@@ -1,0 +1,3 @@
+from dperm.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,578 @@
+"""The spec record: one frozen object per theorem, lemma or algorithm box.
+
+A :class:`SpecRecord` is documentation that can be executed. It carries
+
+* a **citation** (paper key, item, equations),
+* **conventions** (sum or average loss; the neighbouring relation as an explicit enum),
+* **symbols**, each mapping a paper symbol (``L``) to a canonical keyword (``lipschitz``),
+* **assumptions** as sympy relations, checkable with :meth:`SpecRecord.check`,
+* **formulas** (the calibration: noise scales, step sizes, iteration counts) as sympy
+  expressions, evaluated at 50 significant digits by :meth:`SpecRecord.evaluate` and rounded
+  to a float in the direction that is safe for privacy,
+* a **privacy claim** and **utility claims** (with rate exponents derived by sympy),
+* **flags**: where the paper leaves a constant open, where a formula was reconstructed, where
+  the paper is wrong. Each flag names the test that checks our derivation.
+
+Reference code never retypes a formula: it calls ``record.evaluate("sigma", ...)``.
+
+Values are always passed with **canonical keyword names** (``epsilon``, ``delta``,
+``lipschitz``, ``strong_convexity``, ``n``, ``p``, ...); paper symbols stay inside the records.
+"""
+
+from __future__ import annotations
+
+import enum
+import math
+from dataclasses import dataclass, field
+from typing import Callable, Mapping
+
+import mpmath
+import sympy as sp
+
+from spec import validate
+from spec.errors import AssumptionError
+
+__all__ = [
+    "Neighbouring",
+    "LossForm",
+    "PrivacyModel",
+    "Quantity",
+    "BoundKind",
+    "FlagKind",
+    "Rounding",
+    "Citation",
+    "Conventions",
+    "Symbol",
+    "Assumption",
+    "Formula",
+    "PrivacyClaim",
+    "UtilityClaim",
+    "Flag",
+    "SpecRecord",
+    "PAPERS",
+    "PRECISION_DIGITS",
+    "round_safe",
+]
+
+#: Decimal digits used when evaluating formulas and accountants with mpmath.
+PRECISION_DIGITS = 50
+
+
+class Neighbouring(enum.Enum):
+    """Neighbouring relation under which a privacy claim is made."""
+
+    REPLACE_ONE = "replace-one"
+    """|D| = |D'| = n and the datasets differ in exactly one record (substitution)."""
+    ADD_REMOVE_ONE = "add/remove-one"
+    """D' is D with one record added or removed."""
+
+
+class LossForm(enum.Enum):
+    """Whether the empirical risk is the sum or the average of the per-example losses."""
+
+    SUM = "sum"
+    AVERAGE = "average"
+    NOT_APPLICABLE = "n/a"
+
+
+class PrivacyModel(enum.Enum):
+    PURE_DP = "eps-DP"
+    APPROX_DP = "(eps, delta)-DP"
+    ZCDP = "rho-zCDP"
+    RDP = "RDP curve"
+    PROFILE = "exact privacy profile"
+
+
+class Quantity(enum.Enum):
+    """What a utility claim measures."""
+
+    EXCESS_EMPIRICAL_RISK = "excess empirical risk"
+    EXCESS_POPULATION_RISK = "excess population risk"
+    GRADIENT_NORM = "gradient norm"
+    PROJECTED_GRADIENT_NORM = "projected gradient norm"
+    FRANK_WOLFE_GAP = "Frank-Wolfe gap"
+    ESTIMATION_ERROR = "estimation error (l2)"
+    SCORE_GAP = "score gap to the optimum"
+    NOISE_NORM = "norm of the added noise"
+    RUNNING_TIME = "running time"
+    DISTANCE = "distance to the minimiser"
+
+
+class BoundKind(enum.Enum):
+    EXPLICIT = "explicit"
+    """Holds with exactly the constants shown."""
+    BIG_O = "O(.)"
+    """Upper bound up to an unspecified absolute constant (and as stated, polylog factors)."""
+    BIG_OMEGA = "Omega(.)"
+    """Lower bound up to an unspecified absolute constant."""
+    HIGH_PROBABILITY = "explicit, with probability"
+    """Explicit tail bound: the event holds with the probability stated in the claim."""
+
+
+class FlagKind(enum.Enum):
+    CONSTANT_MADE_CONCRETE = "existential constant made concrete"
+    RECONSTRUCTED = "reconstructed formula"
+    ERRATUM = "erratum"
+    CAVEAT = "caveat"
+
+
+class Rounding(enum.Enum):
+    """How a formula's exact value becomes a float: always in the privacy-safe direction."""
+
+    UP = "up"  # noise scales, sensitivities, consumed budgets: never smaller than exact
+    DOWN = "down"  # budgets granted, step counts allowed: never larger than exact
+    CEIL = "ceil"  # integer, rounded up (e.g. noise-related counts)
+    FLOOR = "floor"  # integer, rounded down
+    NEAREST = "nearest"  # not privacy-relevant (step sizes, utility bounds)
+
+
+PAPERS: Mapping[str, str] = {
+    "bst14": "R. Bassily, A. Smith, A. Thakurta. Private empirical risk minimization: efficient "
+    "algorithms and tight error bounds. FOCS 2014 (arXiv:1405.7085)",
+    "zhang17": "J. Zhang, K. Zheng, W. Mou, L. Wang. Efficient private ERM for smooth objectives. IJCAI 2017",
+    "wang17": "D. Wang, M. Ye, J. Xu. Differentially private empirical risk minimization revisited: "
+    "faster and more general. NeurIPS 2017",
+    "wang19": "D. Wang, J. Xu. Differentially private empirical risk minimization with smooth "
+    "non-convex loss functions: a non-stationary view. AAAI 2019",
+    "wang20": "D. Wang, H. Xiao, S. Devadas, J. Xu. On differentially private stochastic convex "
+    "optimization with heavy-tailed data. ICML 2020",
+    "dwork-roth14": "C. Dwork, A. Roth. The algorithmic foundations of differential privacy. "
+    "Foundations and Trends in TCS 9(3-4), 2014",
+    "mcsherry-talwar07": "F. McSherry, K. Talwar. Mechanism design via differential privacy. FOCS 2007",
+    "drv10": "C. Dwork, G. N. Rothblum, S. Vadhan. Boosting and differential privacy. FOCS 2010",
+    "bbkn14": "A. Beimel, H. Brenner, S. P. Kasiviswanathan, K. Nissim. Bounds on the sample "
+    "complexity for private learning and private data release. Machine Learning 94(3), 2014",
+    "bbg18": "B. Balle, G. Barthe, M. Gaboardi. Privacy amplification by subsampling: tight analyses "
+    "via couplings and divergences. NeurIPS 2018",
+    "balle-wang18": "B. Balle, Y.-X. Wang. Improving the Gaussian mechanism for differential privacy: "
+    "analytical calibration and optimal denoising. ICML 2018",
+    "bun-steinke16": "M. Bun, T. Steinke. Concentrated differential privacy: simplifications, "
+    "extensions, and lower bounds. TCC 2016",
+    "mironov17": "I. Mironov. Renyi differential privacy. CSF 2017",
+    "mtz19": "I. Mironov, K. Talwar, L. Zhang. Renyi differential privacy of the sampled Gaussian "
+    "mechanism. arXiv:1908.10530, 2019",
+    "wbk19": "Y.-X. Wang, B. Balle, S. Kasiviswanathan. Subsampled Renyi differential privacy and "
+    "analytical moments accountant. AISTATS 2019",
+    "cks20": "C. Canonne, G. Kamath, T. Steinke. The discrete Gaussian for differential privacy. "
+    "NeurIPS 2020",
+    "dwork-rothblum16": "C. Dwork, G. N. Rothblum. Concentrated differential privacy. arXiv:1603.01887, 2016",
+    "shamir-zhang13": "O. Shamir, T. Zhang. Stochastic gradient descent for non-smooth optimization: "
+    "convergence results and optimal averaging schemes. ICML 2013",
+    "applegate-kannan91": "D. Applegate, R. Kannan. Sampling and integration of near log-concave "
+    "functions. STOC 1991",
+    "dperm": "derived in dperm (see the flags and the tests named there)",
+}
+
+
+@dataclass(frozen=True)
+class Citation:
+    """Where a record comes from.
+
+    Parameters
+    ----------
+    paper : str
+        Key in :data:`PAPERS`.
+    item : str
+        ``"Theorem II.1"``, ``"Algorithm 1, line 1"``, ``"Lemma 3"``, ...
+    equations : tuple of str
+        Equation numbers in the paper, if any.
+    """
+
+    paper: str
+    item: str
+    equations: tuple[str, ...] = ()
+
+    def __post_init__(self):
+        if self.paper not in PAPERS:
+            raise KeyError(f"citation paper ({self.paper!r}) must be one of {sorted(PAPERS)}")
+
+    @property
+    def reference(self) -> str:
+        return PAPERS[self.paper]
+
+    def __str__(self) -> str:
+        eq = f", eq. {', '.join(self.equations)}" if self.equations else ""
+        return f"{self.paper} {self.item}{eq}"
+
+
+@dataclass(frozen=True)
+class Conventions:
+    """Normalisation and neighbouring relation a record is stated under."""
+
+    loss: LossForm
+    neighbouring: Neighbouring
+    notes: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Symbol:
+    """A paper symbol and the canonical keyword it is passed as.
+
+    Parameters
+    ----------
+    name : str
+        Canonical keyword (``"lipschitz"``, ``"epsilon"``, ``"n"``).
+    symbol : sympy.Symbol
+        The paper's symbol, with sympy assumptions (``positive=True``, ``integer=True``).
+    meaning : str
+        One line of documentation.
+    """
+
+    name: str
+    symbol: sp.Symbol
+    meaning: str
+
+    @property
+    def is_integer(self) -> bool:
+        return bool(self.symbol.is_integer)
+
+
+def _mp(value):
+    """Exact conversion of a finite float/int to mpmath."""
+    if isinstance(value, int):
+        return mpmath.mpf(value)
+    return mpmath.mpf(float(value))
+
+
+def round_safe(value, rounding: Rounding):
+    """Round an mpmath number to float/int in the given direction.
+
+    ``UP`` returns the smallest float ``>= value``; ``DOWN`` the largest float ``<= value``.
+    The mpmath value carries about 50 correct digits, far below one float ulp, so the result
+    is on the safe side of the exact value unless the exact value is within 1e-45 relative of
+    a float boundary (then it is within that margin).
+    """
+    if rounding is Rounding.CEIL:
+        return int(mpmath.ceil(value))
+    if rounding is Rounding.FLOOR:
+        return int(mpmath.floor(value))
+    if mpmath.isinf(value):
+        return math.inf if value > 0 else -math.inf
+    x = float(value)
+    if rounding is Rounding.UP:
+        while mpmath.mpf(x) < value:
+            x = math.nextafter(x, math.inf)
+    elif rounding is Rounding.DOWN:
+        while mpmath.mpf(x) > value:
+            x = math.nextafter(x, -math.inf)
+    return x
+
+
+def _evaluate_expr(expr: sp.Basic, subs: Mapping[sp.Symbol, object]):
+    """Evaluate a sympy expression exactly enough: mpmath at PRECISION_DIGITS."""
+    with mpmath.workdps(PRECISION_DIGITS):
+        free = sorted(expr.free_symbols, key=lambda s: s.name)
+        missing = [s for s in free if s not in subs]
+        if missing:
+            raise KeyError(", ".join(s.name for s in missing))
+        fn = sp.lambdify(free, expr, modules="mpmath")
+        return fn(*[_mp(subs[s]) for s in free])
+
+
+@dataclass(frozen=True)
+class Assumption:
+    """A hypothesis of a theorem as a sympy relation (or boolean combination of relations)."""
+
+    name: str
+    relation: sp.Basic
+    statement: str
+
+    def holds(self, subs: Mapping[sp.Symbol, object]) -> bool:
+        """Decide the relation at the given values (50-digit mpmath arithmetic)."""
+        rel = self.relation
+        return _decide(rel, subs)
+
+
+def _decide(rel, subs) -> bool:
+    if rel is sp.true or rel is True:
+        return True
+    if rel is sp.false or rel is False:
+        return False
+    if isinstance(rel, sp.And):
+        return all(_decide(a, subs) for a in rel.args)
+    if isinstance(rel, sp.Or):
+        return any(_decide(a, subs) for a in rel.args)
+    if isinstance(rel, sp.Not):
+        return not _decide(rel.args[0], subs)
+    if isinstance(rel, sp.core.relational.Relational):
+        lhs = _evaluate_expr(rel.lhs, subs)
+        rhs = _evaluate_expr(rel.rhs, subs)
+        op = rel.rel_op
+        if op == "<":
+            return bool(lhs < rhs)
+        if op == "<=":
+            return bool(lhs <= rhs)
+        if op == ">":
+            return bool(lhs > rhs)
+        if op == ">=":
+            return bool(lhs >= rhs)
+        if op == "==":
+            return bool(lhs == rhs)
+        if op == "!=":
+            return bool(lhs != rhs)
+    raise TypeError(f"cannot decide assumption {rel!r}")
+
+
+@dataclass(frozen=True)
+class Formula:
+    """One calibration: a named sympy expression and its safe rounding.
+
+    Parameters
+    ----------
+    name : str
+        Key used by :meth:`SpecRecord.evaluate` (``"sigma"``, ``"eta"``, ``"T"``).
+    expr : sympy expression
+        The formula in the paper's symbols.
+    meaning : str
+        What the quantity is.
+    rounding : Rounding
+        Direction that is safe for privacy (noise ``UP``, budgets ``DOWN``).
+    """
+
+    name: str
+    expr: sp.Basic
+    meaning: str
+    rounding: Rounding = Rounding.NEAREST
+
+
+@dataclass(frozen=True)
+class PrivacyClaim:
+    """The privacy guarantee a record states.
+
+    Exactly the fields relevant to ``model`` are set: ``epsilon``/``delta`` for DP, ``rho``
+    for zCDP, ``rdp`` (an expression in the order symbol ``alpha``) for RDP. ``accountant``, if
+    given, is a function of the record's canonical values returning a certified epsilon at the
+    given delta (a tighter analysis than the paper's chain); ``profile`` returns the exact
+    privacy profile ``delta(eps)`` of the noise the algorithm actually adds, when known.
+    """
+
+    model: PrivacyModel
+    neighbouring: Neighbouring
+    statement: str
+    epsilon: sp.Basic | None = None
+    delta: sp.Basic | None = None
+    rho: sp.Basic | None = None
+    rdp: sp.Basic | None = None
+    accountant: Callable[..., float] | None = None
+    profile: Callable[..., Callable[[float], float]] | None = None
+
+
+#: Symbol used for Renyi orders in RDP claims.
+ALPHA = sp.Symbol("alpha", positive=True)
+
+
+@dataclass(frozen=True)
+class UtilityClaim:
+    """A utility bound and the rate it implies.
+
+    Parameters
+    ----------
+    quantity : Quantity
+        What is bounded.
+    bound : sympy expression
+        The bound (upper bound for ``EXPLICIT``/``BIG_O``, lower bound for ``BIG_OMEGA``).
+    kind : BoundKind
+    statement : str
+        In words, including "in expectation over the algorithm's coins" or the probability.
+    rates : tuple of (str, str)
+        Canonical symbol names and their limit (``"oo"`` or ``"0"``) along which the exponent
+        is taken, e.g. ``(("n", "oo"), ("p", "oo"), ("epsilon", "0"))``.
+    """
+
+    quantity: Quantity
+    bound: sp.Basic
+    kind: BoundKind
+    statement: str
+    rates: tuple[tuple[str, str], ...] = ()
+
+
+@dataclass(frozen=True)
+class Flag:
+    """A departure from the paper as printed, with its reason and the test that checks it."""
+
+    kind: FlagKind
+    summary: str
+    reason: str
+    checked_by: str = ""
+
+
+def _record_id_ok(rid: str) -> bool:
+    head, _, tail = rid.partition(".")
+    return bool(head) and bool(tail) and all(c.isalnum() or c in "_-." for c in rid)
+
+
+@dataclass(frozen=True)
+class SpecRecord:
+    """One theorem, lemma or algorithm box as checkable mathematics.
+
+    See the module docstring. Construct records at import time in ``spec/<paper>.py`` and
+    register them with :func:`spec.registry.register`.
+    """
+
+    id: str
+    title: str
+    citation: Citation
+    summary: str
+    conventions: Conventions
+    symbols: tuple[Symbol, ...] = ()
+    assumptions: tuple[Assumption, ...] = ()
+    formulas: tuple[Formula, ...] = ()
+    privacy: PrivacyClaim | None = None
+    utility: tuple[UtilityClaim, ...] = ()
+    flags: tuple[Flag, ...] = ()
+    notes: tuple[str, ...] = ()
+    data: tuple = field(default=(), compare=False)
+
+    def __post_init__(self):
+        if not _record_id_ok(self.id):
+            raise ValueError(f"record id ({self.id!r}) must look like 'paper.item'")
+        names = [s.name for s in self.symbols]
+        if len(set(names)) != len(names):
+            raise ValueError(f"record {self.id}: duplicate canonical symbol names {names}")
+        syms = [s.symbol for s in self.symbols]
+        if len(set(syms)) != len(syms):
+            raise ValueError(f"record {self.id}: two canonical names map to one paper symbol")
+        known = set(syms) | {ALPHA}
+        for part, exprs in (
+            ("assumption", [a.relation for a in self.assumptions]),
+            ("formula", [f.expr for f in self.formulas]),
+            ("utility bound", [u.bound for u in self.utility]),
+        ):
+            for e in exprs:
+                extra = set(getattr(e, "free_symbols", set())) - known
+                if extra:
+                    raise ValueError(
+                        f"record {self.id}: {part} uses undeclared symbols "
+                        f"{sorted(s.name for s in extra)}"
+                    )
+        fnames = [f.name for f in self.formulas]
+        if len(set(fnames)) != len(fnames):
+            raise ValueError(f"record {self.id}: duplicate formula names {fnames}")
+
+    # ------------------------------------------------------------------ lookup
+    def symbol(self, name: str) -> sp.Symbol:
+        """The paper symbol for a canonical name."""
+        for s in self.symbols:
+            if s.name == name:
+                return s.symbol
+        raise KeyError(
+            f"record {self.id} has no symbol named {name!r}; known: {[s.name for s in self.symbols]}"
+        )
+
+    def formula(self, name: str) -> Formula:
+        for f in self.formulas:
+            if f.name == name:
+                return f
+        raise KeyError(
+            f"record {self.id} has no formula named {name!r}; known: {[f.name for f in self.formulas]}"
+        )
+
+    def _subs(self, values: Mapping[str, object]) -> dict:
+        by_name = {s.name: s for s in self.symbols}
+        subs = {}
+        for key, value in values.items():
+            if key not in by_name:
+                raise TypeError(
+                    f"{self.id}: unexpected keyword {key!r}; canonical names are "
+                    f"{sorted(by_name)}"
+                )
+            s = by_name[key]
+            if s.is_integer:
+                v = validate.integer(key, value)
+            else:
+                v = validate.real(key, value)
+            if s.symbol.is_positive and not v > 0:
+                raise validate.error_class(key)(f"{key} ({value}) must be > 0")
+            if s.symbol.is_nonnegative and not v >= 0:
+                raise validate.error_class(key)(f"{key} ({value}) must be >= 0")
+            subs[s.symbol] = v
+        return subs
+
+    # ------------------------------------------------------------------ checks
+    def check(self, **values) -> None:
+        """Raise :class:`AssumptionError` if an assumption fails at ``values``.
+
+        Every assumption whose symbols are all given is decided; others are skipped (use
+        :meth:`unchecked_assumptions` to see which). Values use canonical names.
+        """
+        subs = self._subs(values)
+        for a in self.assumptions:
+            if not set(a.relation.free_symbols) <= set(subs):
+                continue
+            if not a.holds(subs):
+                shown = ", ".join(f"{k}={values[k]!r}" for k in sorted(values))
+                raise AssumptionError(
+                    f"{self.id}: assumption {a.name!r} ({a.statement}) fails at {shown}",
+                    record=self.id,
+                    assumption=a.name,
+                    values=values,
+                )
+
+    def unchecked_assumptions(self, **values) -> tuple[Assumption, ...]:
+        """Assumptions that :meth:`check` cannot decide with only ``values``."""
+        subs = self._subs(values)
+        return tuple(a for a in self.assumptions if not set(a.relation.free_symbols) <= set(subs))
+
+    def evaluate(self, name: str, *, check: bool = True, **values):
+        """Evaluate formula ``name`` at ``values`` and round it in the safe direction.
+
+        Parameters
+        ----------
+        name : str
+            Formula name.
+        check : bool
+            Check the assumptions first (default). Set False only to explore outside the
+            theorem's range (e.g. to show where a calibration fails).
+        **values
+            Canonical names; every symbol of the formula must be given.
+
+        Returns
+        -------
+        float or int
+        """
+        f = self.formula(name)
+        if check:
+            self.check(**values)
+        subs = self._subs(values)
+        missing = sorted(
+            next(s.name for s in self.symbols if s.symbol == sym)
+            for sym in f.expr.free_symbols
+            if sym not in subs
+        )
+        if missing:
+            raise TypeError(f"{self.id}.{name} needs the keyword(s) {missing}")
+        exact = _evaluate_expr(f.expr, subs)
+        return round_safe(exact, f.rounding)
+
+    def evaluate_exact(self, name: str, **values):
+        """Formula ``name`` at ``values`` as a 50-digit mpmath number (no rounding, no checks)."""
+        f = self.formula(name)
+        return _evaluate_expr(f.expr, self._subs(values))
+
+    # ------------------------------------------------------------------ rates
+    def exponents(self, index: int = 0) -> dict[str, sp.Expr]:
+        """Rate exponents of utility claim ``index``: d log(bound) / d log(x) in the limit.
+
+        Polylogarithmic factors contribute 0, so ``sqrt(p) * log(n)**2 / epsilon`` has
+        exponents ``{"n": 0, "p": 1/2, "epsilon": -1}``.
+        """
+        claim = self.utility[index]
+        out = {}
+        for name, where in claim.rates:
+            x = self.symbol(name)
+            point = sp.oo if where == "oo" else sp.Integer(0)
+            direction = "-" if where == "oo" else "+"
+            slope = sp.simplify(x * sp.diff(sp.log(claim.bound), x))
+            out[name] = sp.nsimplify(sp.limit(slope, x, point, dir=direction))
+        return out
+
+    # ------------------------------------------------------------------ rendering
+    def __str__(self) -> str:
+        from spec.render import to_text
+
+        return to_text(self)
+
+    def to_latex(self) -> str:
+        from spec.render import to_latex
+
+        return to_latex(self)
