@@ -8,7 +8,7 @@ import sympy as sp
 
 from spec.record import SpecRecord
 
-__all__ = ["to_text", "to_latex", "one_line"]
+__all__ = ["to_text", "to_latex", "to_dict", "one_line"]
 
 _WIDTH = 96
 
@@ -151,3 +151,48 @@ def to_latex(record: SpecRecord) -> str:
         out.append(rf"\item[Flag ({e(fl.kind.value)})] {e(fl.summary)} {e(fl.reason)}")
     out.append(r"\end{description}")
     return "\n".join(out)
+
+
+def to_dict(record: SpecRecord) -> dict:
+    """A JSON-serialisable view of a record (formulas as sympy strings and LaTeX)."""
+    c = record.privacy
+    privacy = None
+    if c is not None:
+        privacy = {
+            "model": c.model.value,
+            "neighbouring": c.neighbouring.value,
+            "statement": c.statement,
+            **{k: sp.sstr(getattr(c, k)) for k in ("epsilon", "delta", "rho", "rdp") if getattr(c, k) is not None},
+            "accountant": f"{c.accountant.__module__}.{c.accountant.__name__}" if c.accountant else None,
+            "profile": f"{c.profile.__module__}.{c.profile.__name__}" if c.profile else None,
+        }
+    utility = []
+    for i, u in enumerate(record.utility):
+        utility.append({
+            "quantity": u.quantity.value,
+            "kind": u.kind.value,
+            "bound": sp.sstr(u.bound),
+            "latex": sp.latex(u.bound),
+            "statement": u.statement,
+            "exponents": {k: str(v) for k, v in record.exponents(i).items()} if u.rates else {},
+        })
+    return {
+        "id": record.id,
+        "title": record.title,
+        "summary": record.summary,
+        "citation": {"paper": record.citation.paper, "item": record.citation.item,
+                     "equations": list(record.citation.equations), "reference": record.citation.reference},
+        "conventions": {"loss": record.conventions.loss.value,
+                        "neighbouring": record.conventions.neighbouring.value,
+                        "notes": list(record.conventions.notes)},
+        "symbols": [{"name": s.name, "symbol": sp.sstr(s.symbol), "meaning": s.meaning} for s in record.symbols],
+        "assumptions": [{"name": a.name, "relation": sp.sstr(a.relation), "statement": a.statement}
+                        for a in record.assumptions],
+        "formulas": [{"name": f.name, "expr": sp.sstr(f.expr), "latex": sp.latex(f.expr), "meaning": f.meaning,
+                      "rounding": f.rounding.value} for f in record.formulas],
+        "privacy": privacy,
+        "utility": utility,
+        "flags": [{"kind": fl.kind.value, "summary": fl.summary, "reason": fl.reason, "checked_by": fl.checked_by}
+                  for fl in record.flags],
+        "notes": list(record.notes),
+    }
