@@ -68,7 +68,13 @@ __all__ = [
 ]
 
 #: Modules that define and register records, imported so that the registry is complete.
-RECORD_MODULES: tuple[str, ...] = ()
+RECORD_MODULES: tuple[str, ...] = (
+    "gaussian",
+    "laplace",
+    "exponential",
+    "composition",
+    "zcdp",
+)
 
 
 

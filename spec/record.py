@@ -160,6 +160,9 @@ PAPERS: Mapping[str, str] = {
     "convergence results and optimal averaging schemes. ICML 2013",
     "applegate-kannan91": "D. Applegate, R. Kannan. Sampling and integration of near log-concave "
     "functions. STOC 1991",
+    "drs19": "J. Dong, A. Roth, W. Su. Gaussian differential privacy. J. R. Stat. Soc. B 84(1), "
+    "2022 (arXiv:1905.02383, 2019)",
+    "kov15": "P. Kairouz, S. Oh, P. Viswanath. The composition theorem for differential privacy. ICML 2015",
     "dperm": "derived in dperm (see the flags and the tests named there)",
 }
 
@@ -258,14 +261,27 @@ def round_safe(value, rounding: Rounding):
     return x
 
 
+_COMPILED: dict = {}
+
+
+def _compiled(expr: sp.Basic):
+    """``(symbols, mpmath function)`` for ``expr``, built once (lambdify is slow)."""
+    key = expr
+    hit = _COMPILED.get(key)
+    if hit is None:
+        free = tuple(sorted(expr.free_symbols, key=lambda s: s.name))
+        hit = (free, sp.lambdify(free, expr, modules="mpmath"))
+        _COMPILED[key] = hit
+    return hit
+
+
 def _evaluate_expr(expr: sp.Basic, subs: Mapping[sp.Symbol, object]):
     """Evaluate a sympy expression exactly enough: mpmath at PRECISION_DIGITS."""
+    free, fn = _compiled(expr)
+    missing = [s for s in free if s not in subs]
+    if missing:
+        raise KeyError(", ".join(s.name for s in missing))
     with mpmath.workdps(PRECISION_DIGITS):
-        free = sorted(expr.free_symbols, key=lambda s: s.name)
-        missing = [s for s in free if s not in subs]
-        if missing:
-            raise KeyError(", ".join(s.name for s in missing))
-        fn = sp.lambdify(free, expr, modules="mpmath")
         return fn(*[_mp(subs[s]) for s in free])
 
 
