@@ -74,6 +74,8 @@ RECORD_MODULES: tuple[str, ...] = (
     "exponential",
     "composition",
     "zcdp",
+    "rdp",
+    "bst14",
 )
 
 

@@ -36,7 +36,13 @@ from reference.losses import (
 )
 from spec.errors import DataBoundError, ParameterError
 
-mpmath.mp.dps = 30
+
+
+@pytest.fixture(autouse=True)
+def _mpmath_precision():
+    """30-digit mpmath oracles, without leaking the precision into other test modules."""
+    with mpmath.workdps(30):
+        yield
 
 # --------------------------------------------------------------------------------------------
 # oracles (mpmath, scalar): loss(theta, row) for one theta and one row

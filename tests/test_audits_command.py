@@ -1,0 +1,148 @@
+"""Tests of audits.command, the core of ``dperm audit``, with mechanisms in temporary files."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import textwrap
+
+import pytest
+
+from audits import command
+
+USER_FILE = textwrap.dedent('''
+    import numpy as np
+    from audits import replace_one, add_remove_one
+
+    def laplace(data, runs, rng):
+        return data.sum() + 1.0 * rng.laplace(size=runs)
+
+    def leaky(data, runs, rng):
+        return data.sum() + 0.25 * rng.laplace(size=runs)
+
+    def wrong_shape(data, runs, rng):
+        return np.zeros(runs + 1)
+
+    class Mechanisms:
+        gaussian = staticmethod(lambda data, runs, rng: data.sum() + 4.0 * rng.standard_normal(runs))
+
+    PAIR = replace_one(np.zeros(4), 0, 1.0)
+
+    def make_pair():
+        return add_remove_one(np.zeros(4), record=1.0)
+
+    TUPLE = (np.zeros(4), np.array([1.0, 0.0, 0.0, 0.0]))
+    NOT_NEIGHBOURS = (np.zeros(4), np.ones(4))
+    NUMBER = 3
+
+    def gaussian_profile(eps):
+        return 0.0 if eps > 2 else 1.0
+''')
+
+
+@pytest.fixture
+def user_file(tmp_path):
+    path = tmp_path / "my_mechanisms.py"
+    path.write_text(USER_FILE)
+    return path
+
+
+def parse(argv):
+    return command.add_arguments(argparse.ArgumentParser(prog="dperm audit")).parse_args(argv)
+
+
+def audit(argv):
+    return command.run(parse(argv))
+
+
+def test_correct_mechanism_exits_zero_and_prints_one_line(user_file, capsys):
+    status = audit([f"{user_file}:laplace", "--pair", f"{user_file}:PAIR", "--epsilon", "1",
+                    "--runs", "2000", "--seed", "3"])
+    out = capsys.readouterr().out
+    assert status == 0
+    assert out.count("\n") == 1 and out.startswith("(1, 0)-DP claim:")
+    assert "seed 3" in out and "2000 runs/dataset" in out and out.strip().endswith("not refuted")
+
+
+def test_leaky_mechanism_exits_one(user_file, capsys):
+    status = audit([f"{user_file}:leaky", "--pair", f"{user_file}:PAIR", "--epsilon", "1",
+                    "--runs", "2000", "--seed", "3"])
+    assert status == 1
+    assert capsys.readouterr().out.strip().endswith("REFUTED")
+
+
+def test_json_output_pair_callable_and_tuple(user_file, capsys):
+    status = audit([f"{user_file}:Mechanisms.gaussian", "--pair", f"{user_file}:make_pair",
+                    "--epsilon", "1", "--delta", "1e-5", "--runs", "1000", "--seed", "4", "--json"])
+    data = json.loads(capsys.readouterr().out)
+    assert status == 0 and data["seed"] == 4 and data["relation"] == "add/remove-one"
+    status = audit([f"{user_file}:laplace", "--pair", f"{user_file}:TUPLE", "--epsilon", "1",
+                    "--runs", "1000", "--seed", "4", "--json"])
+    assert status == 0 and json.loads(capsys.readouterr().out)["relation"] == "replace-one"
+
+
+def test_profile_option(user_file, capsys):
+    status = audit([f"{user_file}:leaky", "--pair", f"{user_file}:PAIR", "--epsilon", "1",
+                    "--runs", "2000", "--seed", "5", "--profile", f"{user_file}:gaussian_profile"])
+    out = capsys.readouterr().out
+    assert status == 1 and out.startswith("profile + (1, 0)-DP claim")
+
+
+def test_importable_module_name(tmp_path, monkeypatch, capsys):
+    (tmp_path / "my_importable_mech.py").write_text(USER_FILE)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    status = audit(["my_importable_mech:laplace", "--pair", "my_importable_mech:PAIR", "--epsilon", "1",
+                    "--runs", "1000", "--seed", "1"])
+    assert status == 0
+
+
+def test_random_seed_is_printed(user_file, capsys):
+    assert audit([f"{user_file}:laplace", "--pair", f"{user_file}:PAIR", "--epsilon", "1",
+                  "--runs", "500"]) == 0
+    assert " | seed " in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("argv,message", [
+    (["{f}:laplace", "--pair", "{f}:PAIR", "--epsilon", "0"], "epsilon (0.0) must be > 0"),
+    (["{f}:laplace", "--pair", "{f}:PAIR", "--epsilon", "nan"], "epsilon (nan)"),
+    (["{f}:laplace", "--pair", "{f}:PAIR", "--epsilon", "1", "--delta", "1.5"], "delta (1.5) must be in [0, 1)"),
+    (["{f}:laplace", "--pair", "{f}:PAIR", "--epsilon", "1", "--runs", "10"], "runs (10) must be >= 100"),
+    (["{f}:laplace", "--pair", "{f}:NOT_NEIGHBOURS", "--epsilon", "1"], "exactly one record"),
+    (["{f}:laplace", "--pair", "{f}:NUMBER", "--epsilon", "1"], "pair must be a NeighbouringPair"),
+    (["{f}:NUMBER", "--pair", "{f}:PAIR", "--epsilon", "1"], "must be callable"),
+    (["{f}:missing", "--pair", "{f}:PAIR", "--epsilon", "1"], "has no attribute 'missing'"),
+    (["{f}", "--pair", "{f}:PAIR", "--epsilon", "1"], "must have the form MODULE:NAME"),
+    (["nowhere.py:laplace", "--pair", "{f}:PAIR", "--epsilon", "1"], "does not exist"),
+    (["no_such_module_xyz:laplace", "--pair", "{f}:PAIR", "--epsilon", "1"], "cannot be imported"),
+    (["{f}:wrong_shape", "--pair", "{f}:PAIR", "--epsilon", "1", "--runs", "200"], "mechanism wrong_shape"),
+    (["{f}:laplace", "--pair", "{f}:TUPLE", "--epsilon", "1", "--relation", "add-remove-one"],
+     "differ in size by exactly one"),
+])
+def test_bad_arguments_exit_two_with_one_line(user_file, capsys, argv, message):
+    argv = [a.replace("{f}", str(user_file)) for a in argv]
+    assert audit(argv) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert captured.err.count("\n") == 1 and captured.err.startswith("dperm audit: error: ")
+    assert message in captured.err
+
+
+def test_syntax_error_in_user_file(tmp_path, capsys):
+    bad = tmp_path / "broken.py"
+    bad.write_text("def f(:\n")
+    assert audit([f"{bad}:f", "--pair", f"{bad}:P", "--epsilon", "1"]) == 2
+    assert "syntax error" in capsys.readouterr().err
+
+
+def test_argparse_usage_errors_exit_two(user_file):
+    with pytest.raises(SystemExit) as info:
+        command.main([f"{user_file}:laplace", "--epsilon", "1"])  # --pair missing
+    assert info.value.code == 2
+    with pytest.raises(SystemExit) as info:
+        command.main([f"{user_file}:laplace", "--pair", "x:y", "--epsilon", "abc"])
+    assert info.value.code == 2
+
+
+def test_main_runs_end_to_end(user_file, capsys):
+    assert command.main([f"{user_file}:laplace", "--pair", f"{user_file}:PAIR", "--epsilon", "1",
+                         "--runs", "500", "--seed", "2"]) == 0

@@ -1,0 +1,232 @@
+"""Tests of the pytest plugin (audits.plugin) and the report writer (audits.report), run in
+throw-away pytest sessions through ``pytester``."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from audits import plugin, stats
+from audits.report import Report
+
+pytest_plugins = ["pytester"]
+
+SUITE = '''
+import numpy as np
+import pytest
+from audits import audit_privacy, audit_rate, replace_one
+
+PAIR = replace_one(np.zeros(3), 0, 1.0)
+
+
+def laplace(scale):
+    def mechanism(data, runs, rng):
+        return data.sum() + scale * rng.laplace(size=runs)
+    return mechanism
+
+
+@pytest.mark.audit
+@pytest.mark.parametrize("scale", [1.0, 2.0])
+def test_laplace_holds(audit, scale):
+    runs = audit.runs_for_laplace(scale=1.0, epsilon=1.0)
+    result = audit.record(audit_privacy(laplace(scale), PAIR, epsilon=1.0, runs=runs,
+                                        alpha=audit.alpha, seed=audit.seed))
+    assert not result.violated
+
+
+@pytest.mark.audit
+def test_rate(audit):
+    def measure(params, runs, rng):
+        return np.exp(0.1 * rng.standard_normal(runs)) / params["n"]
+    audit.record(audit_rate(measure, grid={"n": [10, 100, 1000]}, base={"n": 10}, runs=50,
+                            expected={"n": -1}, alpha=audit.alpha, seed=audit.seed, bootstrap=200))
+
+
+@pytest.mark.planted
+def test_planted(audit):
+    result = audit.record(audit_privacy(laplace(0.25), PAIR, epsilon=1.0, runs=2000,
+                                        alpha=audit.alpha, seed=audit.seed))
+    assert result.violated
+
+
+def test_context(audit):
+    with open("context.txt", "a") as fh:
+        fh.write(f"{audit.nodeid} {audit.seed} {audit.alpha!r} {audit.tier} {audit.factor}\\n")
+'''
+
+
+@pytest.fixture
+def suite(pytester):
+    pytester.makepyfile(test_suite=SUITE)
+    return pytester
+
+
+def run(pytester, *args):
+    return pytester.runpytest("-p", "audits.plugin", "-p", "no:cacheprovider", *args)
+
+
+def contexts(pytester):
+    rows = (pytester.path / "context.txt").read_text().split("\n")
+    (pytester.path / "context.txt").unlink()
+    return [r.split() for r in rows if r]
+
+
+def test_header_summary_and_family_wise_alpha(suite):
+    result = run(suite, "--audit-seed=42")
+    result.assert_outcomes(passed=5)
+    result.stdout.fnmatch_lines([
+        "dperm audits: tier smoke, seed 42 (reproduce with --audit-tier=smoke --audit-seed=42)",
+        "*dperm audits*",
+        "family-wise false-alarm rate <= 0.01: 3 audits at alpha = 0.003333 each (Bonferroni); "
+        "1 planted-bug tests at the same alpha",
+        "*4 results recorded: 1 privacy claims refuted, 0 rate audits failed*",
+    ])
+    result.stdout.fnmatch_lines(["[[]audit[]] test_suite.py::test_planted: (1, 0)-DP claim:*REFUTED"])
+    (_, seed, alpha, tier, factor), = contexts(suite)
+    assert float(alpha) == pytest.approx(0.01 / 3) and tier == "smoke" and float(factor) == 0.8
+    assert int(seed) == plugin.derive_seed(42, "test_suite.py::test_context")
+
+
+def test_seeds_are_per_test_and_reproduce_under_selection(suite):
+    run(suite, "--audit-seed=7")
+    full = contexts(suite)
+    run(suite, "--audit-seed=7", "-k", "context")
+    selected = contexts(suite)
+    assert selected == full  # same seed and the same alpha (audits counted before -k)
+    run(suite, "--audit-seed=8")
+    assert contexts(suite)[0][1] != full[0][1]
+    assert plugin.derive_seed(7, "a::b") != plugin.derive_seed(7, "a::c")
+
+
+def test_tiers_and_random_seed(suite):
+    run(suite, "--audit-tier=deep", "--audit-seed=random")
+    (_, seed, _, tier, factor), = contexts(suite)
+    assert tier == "deep" and float(factor) == 0.95
+    result = run(suite, "--audit-seed=-3")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*--audit-seed (-3) must be >= 0*"])
+    result = run(suite, "--audit-seed=abc")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result = run(suite, "--audit-tier=huge")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+
+
+def test_report_is_written_and_reproducible(suite, monkeypatch):
+    monkeypatch.setattr("audits.report.matplotlib_available", lambda: False)
+    out1, out2 = suite.path / "r1", suite.path / "r2"
+    run(suite, "--audit-seed=5", f"--audit-report={out1}").assert_outcomes(passed=5)
+    run(suite, "--audit-seed=5", f"--audit-report={out2}").assert_outcomes(passed=5)
+    one = json.loads((out1 / "report.json").read_text())
+    two = json.loads((out2 / "report.json").read_text())
+    assert set(one["timings"]) == {e["nodeid"] for e in one["entries"]}
+    one.pop("timings"), two.pop("timings")
+    assert one == two
+    assert one["seed"] == 5 and one["audits"] == 3 and one["planted"] == 1
+    assert one["per_audit_alpha"] == pytest.approx(0.01 / 3) and one["family_alpha"] == 0.01
+    kinds = {e["nodeid"]: [r["result_type"] for r in e["results"]]
+             for e in one["entries"]}
+    assert kinds["test_suite.py::test_rate"] == ["rate"]
+    assert kinds["test_suite.py::test_planted"] == ["privacy"]
+    assert all(e["outcome"] == "passed" for e in one["entries"])
+    assert one["plots"] == [] and "plots skipped" in one["plots_note"]
+    md = (out1 / "report.md").read_text()
+    assert "pytest audits --audit-tier=smoke --audit-seed=5" in md
+    assert "family-wise false-alarm rate: at most **0.01**" in md and "plots skipped" in md
+    assert "REFUTED" in md
+    other = run(suite, "--audit-seed=6", f"--audit-report={out2}")
+    other.assert_outcomes(passed=5)
+    three = json.loads((out2 / "report.json").read_text())
+    three.pop("timings")
+    assert three != one
+
+
+def test_failed_audit_is_reported_as_failed(pytester):
+    pytester.makepyfile(test_bad='''
+import numpy as np
+import pytest
+from audits import audit_privacy, replace_one
+
+@pytest.mark.audit
+def test_overclaimed(audit):
+    mech = lambda data, runs, rng: data.sum() + 0.2 * rng.laplace(size=runs)
+    result = audit.record(audit_privacy(mech, replace_one(np.zeros(3), 0, 1.0), epsilon=1.0,
+                                        runs=1000, alpha=audit.alpha, seed=audit.seed))
+    assert not result.violated
+''')
+    out = pytester.path / "rep"
+    result = run(pytester, f"--audit-report={out}")
+    result.assert_outcomes(failed=1)
+    data = json.loads((out / "report.json").read_text())
+    assert data["entries"][0]["outcome"] == "failed"
+    assert data["per_audit_alpha"] == 0.01
+
+
+def test_fixture_run_counts_use_the_tier_and_alpha(pytester):
+    pytester.makepyfile(test_runs='''
+import pytest
+from audits import stats
+
+@pytest.mark.audit
+def test_one(audit):
+    expected = stats.runs_for_gaussian(sigma=3.73, factor=audit.factor, alpha=audit.alpha, power=0.9)
+    assert audit.runs_for_gaussian(sigma=3.73) == expected
+    assert audit.runs_for("gaussian", sigma=3.73) == expected
+    with pytest.raises(ValueError):
+        audit.runs_for("exponential")
+    assert audit.runs_for_laplace(scale=1.0, epsilon=1.0, minimum=10**6) == 10**6
+    assert audit.runs_for_point([0.5], [0.1], epsilon=1.0) == stats.runs_for_point(
+        [0.5], [0.1], epsilon=1.0, alpha=audit.alpha, power=0.9)
+
+@pytest.mark.audit
+def test_two(audit):
+    assert audit.alpha == 0.005 and audit.factor == 0.9
+''')
+    run(pytester, "--audit-tier=standard").assert_outcomes(passed=2)
+
+
+def test_plain_runs_print_no_audit_summary(pytester):
+    pytester.makepyfile(test_plain="def test_x():\n    assert True\n")
+    result = run(pytester)
+    result.assert_outcomes(passed=1)
+    assert "family-wise" not in result.stdout.str()
+    result.stdout.fnmatch_lines(["dperm audits: tier smoke, seed 14057085*"])
+
+
+def test_report_object_directly(tmp_path, monkeypatch):
+    monkeypatch.setattr("audits.report.matplotlib_available", lambda: False)
+    report = Report(seed=1, tier="smoke", family_alpha=0.01, per_audit_alpha=0.01)
+    with pytest.raises(TypeError):
+        report.add("x", object())
+    paths = report.write(tmp_path / "empty")
+    data = json.loads(paths["json"].read_text())
+    assert data["entries"] == [] and data["audits"] == 0
+
+
+def test_per_audit_alpha_helper():
+    assert plugin.per_audit_alpha(0) == 0.01
+    assert plugin.per_audit_alpha(4) == 0.0025
+    assert plugin.TIERS == {"smoke": 0.8, "standard": 0.9, "deep": 0.95}
+    assert stats.SELECTION_FRACTION == 0.15
+
+
+def test_plots_when_matplotlib_is_installed(tmp_path):
+    """The optional 'report' extra: a trade-off plot for a profile audit, a log-log plot for a
+    rate audit (skipped when matplotlib is absent; the note is tested above)."""
+    pytest.importorskip("matplotlib")
+    import numpy as np
+
+    from audits import audit_privacy, audit_rate, replace_one
+
+    pair = replace_one(np.zeros(3), 0, 1.0)
+    profile = audit_privacy(lambda d, n, g: d.sum() + 3 * g.standard_normal(n), pair, epsilon=1.0,
+                            delta=1e-5, runs=2000, seed=1, profile=lambda e: 0.0 if e > 5 else 1.0)
+    rate = audit_rate(lambda p, n, g: np.exp(0.1 * g.standard_normal(n)) / p["n"],
+                      grid={"n": [10, 100]}, base={"n": 10}, runs=20, expected={"n": -1}, seed=1)
+    report = Report(seed=1, tier="smoke", family_alpha=0.01, per_audit_alpha=0.01)
+    report.add("t.py::a", profile)
+    report.add("t.py::b", rate)
+    report.write(tmp_path)
+    data = json.loads((tmp_path / "report.json").read_text())
+    assert data["plots"] == ["t.py_a-0.png", "t.py_b-0.png"] and data["plots_note"] is None
+    assert all((tmp_path / p).stat().st_size > 1000 for p in data["plots"])

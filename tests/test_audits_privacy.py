@@ -1,0 +1,454 @@
+"""Tests of audits.privacy.audit_privacy: soundness, power, tightness, reproducibility, errors.
+
+The mechanisms and their calibrations are computed here, independently of ``spec``:
+the analytic Gaussian sigma by bisection on the exact profile
+``delta(eps) = Phi(mu/2 - eps/mu) - e^eps Phi(-mu/2 - eps/mu)`` (mu = sensitivity/sigma),
+Laplace at scale sensitivity/eps, randomized response with its exact epsilon.
+
+Meta-tests of soundness run ``REPS`` seeded replications of an audit of a *correct* mechanism
+at a large ``alpha = 0.3``. Each replication raises a false alarm with probability at most
+0.3, so the number of false alarms is stochastically below Binomial(REPS, 0.3); the tests
+allow up to that law's 0.999 quantile, so each meta-test fails by chance with probability at
+most 0.001 (and, being seeded, reproducibly passes or fails).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+
+import numpy as np
+import pytest
+from scipy import optimize, special
+from scipy import stats as sps
+
+from audits import audit_privacy, claim_bound, replace_one, add_remove_one, runs_for_gaussian
+from audits.privacy import AuditResult
+from spec.errors import ParameterError, PrivacyParameterError
+
+META_ALPHA = 0.3
+
+
+def meta_limit(reps: int) -> int:
+    return int(sps.binom.ppf(0.999, reps, META_ALPHA))
+
+
+def gaussian_delta(eps, mu):
+    return max(0.0, float(special.ndtr(mu / 2 - eps / mu) - math.exp(eps) * special.ndtr(-mu / 2 - eps / mu)))
+
+
+def analytic_sigma(epsilon, delta, sensitivity=1.0):
+    s = optimize.brentq(lambda s: gaussian_delta(epsilon, sensitivity / s) - delta, 1e-2, 1e3, xtol=1e-13)
+    return s * (1 + 1e-9)  # rounded up: noise never below the calibration
+
+
+SIGMA = analytic_sigma(1.0, 1e-5)  # about 3.73
+
+
+class GaussianProfile:
+    """Exact privacy profile delta(eps) of the Gaussian mechanism."""
+
+    def __init__(self, sigma, sensitivity=1.0):
+        self.mu = sensitivity / sigma
+
+    def __call__(self, eps):
+        return gaussian_delta(float(eps), self.mu)
+
+
+class GaussianTradeoff:
+    """The same claim as an f-DP trade-off curve f(a) = Phi(Phi^-1(1 - a) - mu)."""
+
+    def __init__(self, sigma, sensitivity=1.0):
+        self.mu = sensitivity / sigma
+
+    def tradeoff(self, a):
+        return float(special.ndtr(special.ndtri(1 - a) - self.mu)) if 0 < a < 1 else float(a == 0)
+
+
+def rr_profile(epsilon0):
+    """Exact profile of binary randomized response: max(0, (e^eps0 - e^eps)/(1 + e^eps0))."""
+    return lambda eps: max(0.0, (math.exp(epsilon0) - math.exp(eps)) / (1 + math.exp(epsilon0)))
+
+
+def gaussian(sigma, p=1):
+    direction = np.ones(p) / math.sqrt(p)
+
+    def mechanism(data, runs, rng):
+        z = rng.standard_normal((runs, p))
+        out = data.sum() * direction + sigma * z
+        return out[:, 0] if p == 1 else out
+
+    return mechanism
+
+
+def laplace(scale):
+    def mechanism(data, runs, rng):
+        return data.sum() + scale * rng.laplace(size=runs)
+
+    return mechanism
+
+
+def randomized_response(epsilon, k=2):
+    """k-ary randomized response on the first record (an integer in 0..k-1): exactly eps-DP."""
+    keep = math.exp(epsilon) / (math.exp(epsilon) + k - 1)
+
+    def mechanism(data, runs, rng):
+        truth = int(data[0])
+        other = (truth + 1 + rng.integers(0, k - 1, size=runs)) % k
+        return np.where(rng.random(runs) < keep, truth, other)
+
+    return mechanism
+
+
+class GaussianWithDensity:
+    """Vector Gaussian mechanism exposing logpdf (enables the likelihood-ratio statistic)."""
+
+    def __init__(self, sigma, p):
+        self.sigma, self.p = sigma, p
+        self.direction = np.ones(p) / math.sqrt(p)
+
+    def __call__(self, data, runs, rng):
+        return data.sum() * self.direction + self.sigma * rng.standard_normal((runs, self.p))
+
+    def logpdf(self, data, outputs):
+        centre = data.sum() * self.direction
+        return -0.5 * np.sum((outputs - centre) ** 2, axis=1) / self.sigma**2
+
+
+PAIR = replace_one(np.zeros(5), 0, 1.0)
+BITS = replace_one(np.zeros(5), 0, 1.0)  # randomized response: first record 0 vs 1
+
+
+def violations(reps, audit):
+    return sum(audit(seed).violated for seed in range(reps))
+
+
+# --------------------------------------------------------------------------------------------
+# Soundness: correct mechanisms are (almost) never refuted.
+
+
+@pytest.mark.parametrize("name,reps,audit", [
+    ("gaussian point", 100, lambda s: audit_privacy(gaussian(SIGMA), PAIR, epsilon=1.0, delta=1e-5,
+                                                    runs=2000, alpha=META_ALPHA, seed=s)),
+    ("laplace point", 100, lambda s: audit_privacy(laplace(1.0), PAIR, epsilon=1.0, runs=2000,
+                                                   alpha=META_ALPHA, seed=s)),
+    ("randomized response point (claim attained)", 100,
+     lambda s: audit_privacy(randomized_response(1.0), BITS, epsilon=1.0, runs=400,
+                             alpha=META_ALPHA, seed=s)),
+    ("4-ary randomized response point", 60,
+     lambda s: audit_privacy(randomized_response(0.7, k=4), BITS, epsilon=0.7, runs=600,
+                             alpha=META_ALPHA, seed=s)),
+    ("vector gaussian point", 60,
+     lambda s: audit_privacy(gaussian(SIGMA / 2, p=4), PAIR, epsilon=2.0, delta=gaussian_delta(2.0, 2 / SIGMA),
+                             runs=1000, alpha=META_ALPHA, seed=s)),
+    # Identical laws on both datasets and a tiny claim: any alarm would come from choosing the
+    # event on the counts it is tested on, which the held-out selection prevents.
+    ("data-independent output, eps = 1e-3", 100,
+     lambda s: audit_privacy(lambda data, runs, rng: rng.standard_normal(runs), PAIR, epsilon=1e-3,
+                             runs=500, alpha=META_ALPHA, seed=s)),
+    ("gaussian profile", 60, lambda s: audit_privacy(gaussian(SIGMA), PAIR, epsilon=1.0, delta=1e-5,
+                                                      runs=1000, alpha=META_ALPHA, seed=s,
+                                                      profile=GaussianProfile(SIGMA))),
+    ("randomized response profile (claim attained)", 60,
+     lambda s: audit_privacy(randomized_response(1.0), BITS, epsilon=1.0, runs=300,
+                             alpha=META_ALPHA, seed=s, profile=rr_profile(1.0))),
+])
+def test_false_alarm_rate_is_at_most_alpha(name, reps, audit):
+    assert violations(reps, audit) <= meta_limit(reps)
+
+
+def test_worst_case_mechanism_is_not_refuted_but_the_bound_is_tight():
+    """Randomized response attains its claim exactly: the estimate sits at eps and the lower
+    bound just below it, never above (a single large run; seeded)."""
+    result = audit_privacy(randomized_response(1.0), BITS, epsilon=1.0, runs=400_000, seed=7)
+    assert not result.violated
+    assert 0.95 < result.epsilon_lower <= 1.0
+    assert result.epsilon_estimate == pytest.approx(1.0, abs=0.03)
+
+
+# --------------------------------------------------------------------------------------------
+# Power: planted bugs are flagged (alpha = 0.05, seeded).
+
+
+def test_gaussian_with_half_the_noise_is_flagged_in_point_mode():
+    runs = runs_for_gaussian(sigma=SIGMA, factor=0.5, alpha=0.05, mode="point", epsilon=1.0, delta=1e-5)
+    result = audit_privacy(gaussian(0.5 * SIGMA), PAIR, epsilon=1.0, delta=1e-5, runs=2 * runs, seed=11)
+    assert result.violated, str(result)
+    assert result.epsilon_lower > 1.0
+
+
+def test_laplace_with_half_the_scale_is_flagged():
+    result = audit_privacy(laplace(0.5), PAIR, epsilon=1.0, runs=2000, seed=12)
+    assert result.violated and result.epsilon_lower > 1.3, str(result)
+    assert result.epsilon_estimate == pytest.approx(2.0, abs=0.3)
+
+
+def test_randomized_response_with_doubled_epsilon_is_flagged():
+    result = audit_privacy(randomized_response(2.0), BITS, epsilon=1.0, runs=2000, seed=13)
+    assert result.violated, str(result)
+    assert "discrete" in result.statistic
+    four = audit_privacy(randomized_response(2.0, k=4), BITS, epsilon=1.0, runs=3000, seed=13)
+    assert four.violated, str(four)
+    assert "output in {" in four.event
+
+
+def test_vector_gaussian_is_flagged_with_a_learned_direction():
+    result = audit_privacy(gaussian(0.5 * SIGMA, p=6), PAIR, epsilon=1.0, delta=1e-5, runs=60_000, seed=14)
+    assert result.violated, str(result)
+    assert "projection" in result.statistic
+    whitened = audit_privacy(gaussian(0.5 * SIGMA, p=6), PAIR, epsilon=1.0, delta=1e-5, runs=60_000,
+                             seed=14, whiten=True)
+    assert whitened.violated and "whitened" in whitened.statistic
+
+
+def test_likelihood_ratio_statistic_from_logpdf():
+    mech = GaussianWithDensity(0.5 * SIGMA, p=6)
+    result = audit_privacy(mech, PAIR, epsilon=1.0, delta=1e-5, runs=60_000, seed=15)
+    assert result.violated and "log-likelihood ratio" in result.statistic
+    correct = audit_privacy(GaussianWithDensity(SIGMA, p=6), PAIR, epsilon=1.0, delta=1e-5,
+                            runs=60_000, seed=15)
+    assert not correct.violated
+
+
+def test_user_statistic_overrides_the_default():
+    result = audit_privacy(gaussian(0.5 * SIGMA, p=3), PAIR, epsilon=1.0, delta=1e-5, runs=60_000,
+                           seed=16, statistic=lambda y: y.sum(axis=1))
+    assert result.violated and result.statistic.startswith("statistic")
+
+
+def test_profile_mode_flags_a_mild_bug_that_point_mode_misses():
+    """Noise x0.8: the whole-profile test needs few runs; the (eps, delta) point does not see it."""
+    kwargs = dict(epsilon=1.0, delta=1e-5, runs=30_000, seed=17)
+    profile = audit_privacy(gaussian(0.8 * SIGMA), PAIR, profile=GaussianProfile(SIGMA), **kwargs)
+    point = audit_privacy(gaussian(0.8 * SIGMA), PAIR, **kwargs)
+    assert profile.violated and profile.profile_violated and profile.profile_margin > 0, str(profile)
+    assert not point.violated, str(point)
+    # The same claim written as a trade-off curve gives the same verdict.
+    tradeoff = audit_privacy(gaussian(0.8 * SIGMA), PAIR, profile=GaussianTradeoff(SIGMA), **kwargs)
+    assert tradeoff.profile_violated
+    assert tradeoff.profile_margin == pytest.approx(profile.profile_margin, abs=1e-4)
+
+
+def test_profile_run_counts_deliver_their_power():
+    """runs_for_gaussian (normal approximation, power 0.9) against 20 seeded audits of the x0.8
+    bug: at least 15 must flag it. If the true power were 0.9 this fails with probability 0.011;
+    the design margin makes it smaller still."""
+    runs = runs_for_gaussian(sigma=SIGMA, factor=0.8, alpha=0.05)
+    mech = gaussian(0.8 * SIGMA)
+    flagged = sum(audit_privacy(mech, PAIR, epsilon=1.0, delta=1e-5, runs=runs, seed=100 + s,
+                                profile=GaussianProfile(SIGMA)).violated for s in range(20))
+    assert flagged >= 15
+
+
+def test_vector_outputs_in_profile_mode_learn_on_selection_runs():
+    result = audit_privacy(gaussian(0.5 * SIGMA, p=3), PAIR, epsilon=1.0, delta=1e-5, runs=20_000,
+                           seed=18, profile=GaussianProfile(SIGMA))
+    assert result.violated
+    assert result.counts["selection_runs"] == 3000 and result.counts["band_runs"] == 17_000
+    scalar = audit_privacy(gaussian(SIGMA), PAIR, epsilon=1.0, delta=1e-5, runs=20_000, seed=18,
+                           profile=GaussianProfile(SIGMA))
+    assert scalar.counts["band_runs"] == 20_000 and scalar.counts["selection_runs"] == 0
+
+
+# --------------------------------------------------------------------------------------------
+# Tightness at 1e6 runs per dataset (the documented design targets).
+
+
+@pytest.mark.slow
+def test_point_mode_tightness_targets():
+    lap = [audit_privacy(laplace(1.0), PAIR, epsilon=1.0, runs=1_000_000, seed=s).epsilon_lower
+           for s in range(2)]
+    assert min(lap) >= 0.95, lap
+    gau = [audit_privacy(gaussian(SIGMA), PAIR, epsilon=1.0, delta=1e-5, runs=1_000_000,
+                         seed=s).epsilon_lower for s in range(5)]
+    assert np.median(gau) >= 0.70, gau
+    assert max(gau) <= 1.0  # and never above the truth
+
+
+# --------------------------------------------------------------------------------------------
+# The claimed bound B(a) of profile mode.
+
+
+def test_claim_bound_is_never_below_the_exact_gaussian_tradeoff():
+    """B from delta(eps) (grid minimum + slack) against the closed-form trade-off
+    B(a) = Phi(Phi^-1(a) + mu): never below it, and within 1e-6 of it."""
+    mu = 1 / SIGMA
+    a = np.concatenate([np.geomspace(1e-10, 0.5, 300), 1 - np.geomspace(1e-10, 0.5, 300)])
+    exact = special.ndtr(special.ndtri(a) + mu)
+    got = claim_bound(GaussianProfile(SIGMA), a)
+    assert np.all(got >= exact)
+    assert np.max(got - exact) < 1e-6
+    got_tradeoff = claim_bound(GaussianTradeoff(SIGMA), a[:50])
+    assert np.all(got_tradeoff >= exact[:50]) and np.max(got_tradeoff - exact[:50]) < 1e-8
+
+
+def test_claim_bound_of_randomized_response_profile():
+    """The profile of randomized response at eps has delta(eps') = 0 for eps' >= eps, so
+    B(a) = min(e^eps a, 1 - e^-eps (1 - a)); the kink at eps is exact once eps is on the grid."""
+    eps = 0.8
+    a = np.linspace(0, 1, 101)
+    expected = np.minimum(np.minimum(math.exp(eps) * a, 1 - math.exp(-eps) * (1 - a)), 1)
+    got = claim_bound(rr_profile(eps), a, epsilons=(eps,))
+    assert np.all(got >= expected) and np.max(got - expected) < 1e-8
+    off_grid = claim_bound(rr_profile(eps), a)  # never below, slightly above
+    assert np.all(off_grid >= expected) and np.max(off_grid - expected) < 5e-3
+
+
+# --------------------------------------------------------------------------------------------
+# Randomness contract, reproducibility, result object.
+
+
+def test_four_independent_streams_from_the_seed():
+    calls = []
+
+    def mechanism(data, runs, rng):
+        calls.append((float(data[0]), runs, rng.standard_normal()))
+        return data.sum() + rng.standard_normal(runs)
+
+    audit_privacy(mechanism, PAIR, epsilon=1.0, runs=1000, seed=99)
+    children = np.random.SeedSequence(99).spawn(4)
+    expected_first = [np.random.default_rng(c).standard_normal() for c in children]
+    assert [c[1] for c in calls] == [150, 150, 850, 850]
+    assert [c[0] for c in calls] == [0.0, 1.0, 0.0, 1.0]
+    assert [c[2] for c in calls] == expected_first
+
+
+def test_same_seed_same_result_and_seed_is_printed():
+    a = audit_privacy(gaussian(SIGMA), PAIR, epsilon=1.0, delta=1e-5, runs=5000, seed=1234)
+    b = audit_privacy(gaussian(SIGMA), PAIR, epsilon=1.0, delta=1e-5, runs=5000, seed=1234)
+    c = audit_privacy(gaussian(SIGMA), PAIR, epsilon=1.0, delta=1e-5, runs=5000, seed=1235)
+    assert a == b and a != c
+    line = str(a)
+    assert "\n" not in line and "seed 1234" in line and "5000 runs/dataset" in line
+    assert line.startswith("(1, 1e-05)-DP claim: estimate") and line.endswith("not refuted")
+    fresh = audit_privacy(gaussian(SIGMA), PAIR, epsilon=1.0, runs=1000)
+    assert isinstance(fresh.seed, int) and fresh.seed >= 0
+    again = audit_privacy(gaussian(SIGMA), PAIR, epsilon=1.0, runs=1000, seed=fresh.seed)
+    assert again == fresh
+    p1 = audit_privacy(gaussian(SIGMA), PAIR, epsilon=1.0, delta=1e-5, runs=2000, seed=5,
+                       profile=GaussianProfile(SIGMA))
+    p2 = audit_privacy(gaussian(SIGMA), PAIR, epsilon=1.0, delta=1e-5, runs=2000, seed=5,
+                       profile=GaussianProfile(SIGMA))
+    assert p1 == p2 and p1.curve == p2.curve
+    assert "profile holds" in str(p1) and "\n" not in str(p1)
+
+
+def test_result_fields_and_json():
+    def disjoint(data, runs, rng):  # outputs in [0, 0.5] on the dataset, [1, 1.5] on the neighbour
+        return data.sum() + 0.5 * rng.random(runs)
+
+    r = audit_privacy(disjoint, PAIR, epsilon=1.0, runs=500, seed=3)
+    assert isinstance(r, AuditResult) and r.mode == "point" and r.violated
+    assert r.runs == 500 and r.alpha == 0.05 and r.seed == 3 and r.relation == "replace-one"
+    assert r.counts["selection_runs"] + r.counts["test_runs"] == 500
+    assert str(r).endswith("REFUTED")
+    d = json.loads(json.dumps(r.to_dict(), allow_nan=False))
+    assert d["violated"] is True and d["seed"] == 3 and d["result_type"] == "privacy"
+    # An event never seen on the other dataset gives an infinite estimate, written as "inf".
+    assert r.epsilon_estimate == math.inf and d["epsilon_estimate"] == "inf"
+    p = audit_privacy(gaussian(SIGMA), PAIR, epsilon=1.0, delta=1e-5, runs=1000, seed=3,
+                      profile=GaussianProfile(SIGMA))
+    dp = json.loads(json.dumps(p.to_dict(), allow_nan=False))
+    assert dp["mode"] == "profile" and len(dp["curve"]["q_hat"]) <= 200
+
+
+def test_add_remove_pairs_are_accepted():
+    pair = add_remove_one(np.zeros(4), record=1.0)
+    r = audit_privacy(gaussian(SIGMA), pair, epsilon=1.0, delta=1e-5, runs=1000, seed=1)
+    assert r.relation == "add/remove-one"
+    r2 = audit_privacy(gaussian(SIGMA), np.zeros(4), np.zeros(3), epsilon=1.0, runs=1000, seed=1)
+    assert r2.relation == "add/remove-one"
+
+
+# --------------------------------------------------------------------------------------------
+# Bad input.
+
+GOOD = dict(epsilon=1.0, delta=1e-5, runs=1000, seed=0)
+
+
+@pytest.mark.parametrize("change,error,message", [
+    (dict(epsilon=0.0), PrivacyParameterError, r"epsilon \(0.0\) must be > 0"),
+    (dict(epsilon=-1.0), PrivacyParameterError, "epsilon"),
+    (dict(epsilon=float("nan")), PrivacyParameterError, "epsilon"),
+    (dict(epsilon=float("inf")), PrivacyParameterError, "epsilon"),
+    (dict(delta=1.0), PrivacyParameterError, r"delta \(1.0\) must be in \[0, 1\)"),
+    (dict(delta=-0.1), PrivacyParameterError, "delta"),
+    (dict(delta=float("nan")), PrivacyParameterError, "delta"),
+    (dict(runs=99), ParameterError, r"runs \(99\) must be >= 100"),
+    (dict(runs=1000.0), TypeError, "runs"),
+    (dict(alpha=0.0), PrivacyParameterError, "alpha"),
+    (dict(alpha=1.0), PrivacyParameterError, "alpha"),
+    (dict(seed=-1), ParameterError, "seed"),
+    (dict(seed=1.5), TypeError, "seed"),
+    (dict(statistic=3), TypeError, "statistic"),
+    (dict(profile=3), TypeError, "profile"),
+    (dict(profile=lambda e: float("nan")), ParameterError, "nan"),
+    (dict(profile=lambda e: -0.5), ParameterError, "must be in"),
+    (dict(selection_fraction=0.95), ParameterError, "selection_fraction"),
+    (dict(whiten="yes"), TypeError, "whiten"),
+    (dict(relation="add/remove-one"), ParameterError, "differs from the pair"),
+])
+def test_bad_parameters_are_rejected(change, error, message):
+    with pytest.raises(error, match=message):
+        audit_privacy(gaussian(SIGMA), PAIR, **{**GOOD, **change})
+
+
+def test_bad_tradeoff_is_rejected():
+    class Increasing:
+        def tradeoff(self, a):
+            return a
+
+    with pytest.raises(ParameterError, match="nonincreasing"):
+        audit_privacy(gaussian(SIGMA), PAIR, profile=Increasing(), **GOOD)
+
+
+@pytest.mark.parametrize("mechanism,message", [
+    (lambda data, runs, rng: np.zeros(runs - 1), r"leading axis of length runs \(150\)"),
+    (lambda data, runs, rng: np.full(runs, np.nan), "NaN or infinite"),
+    (lambda data, runs, rng: np.full(runs, np.inf), "NaN or infinite"),
+    (lambda data, runs, rng: 1.0, "leading axis"),
+    (lambda data, runs, rng: np.array(["a"] * runs), "numeric"),
+    (lambda data, runs, rng: np.zeros((runs, 0)), "empty outputs"),
+])
+def test_bad_mechanism_outputs_are_rejected_naming_the_mechanism(mechanism, message):
+    with pytest.raises(ParameterError, match=message) as info:
+        audit_privacy(mechanism, PAIR, **GOOD)
+    assert "mechanism <lambda>" in str(info.value)
+
+
+def test_outputs_changing_shape_between_calls_are_rejected():
+    def mechanism(data, runs, rng):
+        return rng.standard_normal((runs, 1 if runs < 500 else 2))
+
+    with pytest.raises(ParameterError, match="different shapes"):
+        audit_privacy(mechanism, PAIR, **GOOD)
+
+
+def test_not_callable_and_bad_statistics():
+    with pytest.raises(TypeError, match="mechanism"):
+        audit_privacy("not a function", PAIR, **GOOD)
+    with pytest.raises(ParameterError, match=r"must return shape \(150,\)"):
+        audit_privacy(gaussian(SIGMA), PAIR, statistic=lambda y: y[:10], **GOOD)
+    with pytest.raises(ParameterError, match="NaN"):
+        audit_privacy(gaussian(SIGMA), PAIR, statistic=lambda y: y * np.nan, **GOOD)
+
+
+@pytest.mark.parametrize("dataset,neighbour,kwargs", [
+    (np.zeros(5), np.ones(5), {}),  # five differing records: group privacy, not neighbours
+    (np.zeros(5), np.zeros(5), {}),  # identical
+    (np.zeros(5), np.zeros(7), {}),
+    (np.zeros(5), np.zeros(4), {"relation": "replace-one"}),
+    (np.array([0.0, np.nan]), np.array([1.0, np.nan]), {}),
+])
+def test_non_neighbouring_pairs_are_rejected(dataset, neighbour, kwargs):
+    with pytest.raises(ParameterError):
+        audit_privacy(gaussian(SIGMA), dataset, neighbour, **GOOD, **kwargs)
+
+
+def test_pair_and_neighbour_together_or_missing_are_rejected():
+    with pytest.raises(ParameterError, match="not both"):
+        audit_privacy(gaussian(SIGMA), PAIR, np.zeros(5), **GOOD)
+    with pytest.raises(ParameterError, match="neighbour is required"):
+        audit_privacy(gaussian(SIGMA), np.zeros(5), **GOOD)
+    with pytest.raises(TypeError):
+        audit_privacy(gaussian(SIGMA), "data", "other", **GOOD)

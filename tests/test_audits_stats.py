@@ -1,0 +1,250 @@
+"""Tests of audits.stats: exact binomial bounds, DKW bands, the point bound, run counts.
+
+Oracles: binomial tail sums in mpmath at 50 digits; exact binomial probabilities (enumerating
+every pair of counts) for the size of the point test; the closed forms of the k = 0 and k = n
+bounds. The two Monte Carlo checks state their false-alarm rate and are seeded.
+"""
+
+from __future__ import annotations
+
+import math
+
+import mpmath
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy import special, stats as sps
+
+from audits import stats
+from spec.errors import ParameterError, PrivacyParameterError
+
+
+
+@pytest.fixture(autouse=True)
+def _mpmath_precision():
+    """50-digit mpmath oracles, without leaking the precision into other test modules."""
+    with mpmath.workdps(50):
+        yield
+
+
+def upper_tail(n: int, k: int, p) -> mpmath.mpf:
+    """P[Bin(n, p) >= k], summed exactly."""
+    p = mpmath.mpf(p)
+    return mpmath.fsum(mpmath.binomial(n, j) * p**j * (1 - p) ** (n - j) for j in range(k, n + 1))
+
+
+def lower_tail(n: int, k: int, p) -> mpmath.mpf:
+    """P[Bin(n, p) <= k], summed exactly."""
+    p = mpmath.mpf(p)
+    return mpmath.fsum(mpmath.binomial(n, j) * p**j * (1 - p) ** (n - j) for j in range(0, k + 1))
+
+
+CASES = [(1, 10, 0.025), (3, 10, 0.05), (7, 40, 0.001), (50, 100, 0.025), (99, 100, 0.1),
+         (5, 1000, 0.0125), (480, 1000, 1e-6)]
+
+
+@pytest.mark.parametrize("k,n,level", CASES)
+def test_clopper_pearson_lower_solves_the_binomial_tail_equation(k, n, level):
+    lo = stats.clopper_pearson_lower(k, n, level)
+    # Rounded outward: the tail at the bound is at most the level (never anti-conservative) ...
+    assert upper_tail(n, k, lo) <= level
+    # ... and tight: a relative 1e-9 above the bound, the tail exceeds the level.
+    assert upper_tail(n, k, lo * (1 + 1e-9)) > level
+
+
+@pytest.mark.parametrize("k,n,level", CASES)
+def test_clopper_pearson_upper_solves_the_binomial_tail_equation(k, n, level):
+    hi = stats.clopper_pearson_upper(k, n, level)
+    assert lower_tail(n, k, hi) <= level
+    assert lower_tail(n, k, 1 - (1 - hi) * (1 + 1e-9)) > level
+
+
+def test_clopper_pearson_edge_counts_have_closed_forms():
+    n, level = 37, 0.05
+    assert stats.clopper_pearson_lower(0, n, level) == 0.0
+    assert stats.clopper_pearson_upper(n, n, level) == 1.0
+    # k = 0: (1 - p)^n = level;  k = n: p^n = level.
+    assert stats.clopper_pearson_upper(0, n, level) == pytest.approx(1 - level ** (1 / n), rel=1e-12)
+    assert stats.clopper_pearson_upper(0, n, level) >= 1 - level ** (1 / n)
+    assert stats.clopper_pearson_lower(n, n, level) == pytest.approx(level ** (1 / n), rel=1e-12)
+    assert stats.clopper_pearson_lower(n, n, level) <= level ** (1 / n)
+
+
+@pytest.mark.parametrize("n", [1, 7, 30])
+@pytest.mark.parametrize("level", [0.05, 0.3])
+def test_clopper_pearson_exact_coverage_for_every_p(n, level):
+    """For each p on a grid, P_p[lower(K) > p] and P_p[upper(K) < p] are at most the level
+    (exact binomial probabilities, all K enumerated)."""
+    k = np.arange(n + 1)
+    lo = stats.clopper_pearson_lower(k, n, level)
+    hi = stats.clopper_pearson_upper(k, n, level)
+    for p in np.linspace(0.001, 0.999, 199):
+        pmf = sps.binom.pmf(k, n, p)
+        assert pmf[lo > p].sum() <= level + 1e-12
+        assert pmf[hi < p].sum() <= level + 1e-12
+
+
+@settings(max_examples=60)
+@given(n=st.integers(1, 300), frac=st.floats(0, 1), level=st.floats(1e-6, 0.49))
+def test_clopper_pearson_brackets_the_frequency(n, frac, level):
+    k = round(frac * n)
+    lo = stats.clopper_pearson_lower(k, n, level)
+    hi = stats.clopper_pearson_upper(k, n, level)
+    assert 0.0 <= lo <= k / n <= hi <= 1.0
+    if k < n:
+        assert stats.clopper_pearson_lower(k + 1, n, level) >= lo
+    lo2, hi2 = stats.clopper_pearson(k, n, 2 * level)
+    assert (lo2, hi2) == (lo, hi)
+
+
+def test_clopper_pearson_accepts_fractional_projected_counts():
+    lo = stats.clopper_pearson_lower(np.array([2.5, 3.0]), 100, 0.05)
+    assert lo[0] < lo[1]
+    assert lo[1] == stats.clopper_pearson_lower(3, 100, 0.05)
+
+
+def test_dkw_radius_formula_and_inverse():
+    n, level = 1234, 0.01
+    r = stats.dkw_radius(n, level)
+    assert r == pytest.approx(math.sqrt(math.log(2 / level) / (2 * n)), rel=1e-15)
+    assert stats.dkw_level(n, r) == pytest.approx(level, rel=1e-12)
+    assert stats.dkw_level(10, 1e-3) == 1.0
+
+
+def _ks_statistic(u: np.ndarray) -> np.ndarray:
+    """sup_t |F_n(t) - t| for rows of uniform samples (exact, from the order statistics)."""
+    n = u.shape[1]
+    s = np.sort(u, axis=1)
+    i = np.arange(1, n + 1)
+    return np.maximum((i / n - s).max(axis=1), (s - (i - 1) / n).max(axis=1))
+
+
+def test_dkw_band_coverage_continuous_and_discrete():
+    """Monte Carlo check of the DKW-Massart level (seeded).
+
+    2000 replications at level 0.2: the number of band failures is Binomial(2000, <= 0.2); the
+    test allows up to the 0.9995 quantile of Binomial(2000, 0.2), so it fails by chance with
+    probability < 5e-4 per distribution even if the band were exactly at its level.
+    """
+    rng = np.random.default_rng(20240611)
+    reps, n, level = 2000, 50, 0.2
+    limit = sps.binom.ppf(0.9995, reps, level)
+    r = stats.dkw_radius(n, level)
+    u = rng.random((reps, n))
+    assert np.count_nonzero(_ks_statistic(u) > r) <= limit
+    # Discrete law with atoms (values 0, 1, 2 with probabilities 0.5, 0.3, 0.2).
+    x = rng.choice(3, size=(reps, n), p=[0.5, 0.3, 0.2])
+    cdf = np.array([0.5, 0.8, 1.0])
+    emp = np.stack([(x <= v).mean(axis=1) for v in range(3)], axis=1)
+    assert np.count_nonzero(np.abs(emp - cdf).max(axis=1) > r) <= limit
+
+
+@pytest.mark.parametrize("epsilon,delta,q", [(1.0, 0.0, 0.2), (0.5, 0.0, 0.5), (1.0, 0.05, 0.1),
+                                             (2.0, 0.0, 0.1), (0.3, 0.01, 0.6)])
+@pytest.mark.parametrize("alpha", [0.05, 0.3])
+def test_point_bound_size_is_at_most_alpha_on_the_claim_boundary(epsilon, delta, q, alpha):
+    """Exact size: with p = e^eps q + delta (the claim holds with equality),
+    P[epsilon_lower > epsilon] over all count pairs is at most alpha."""
+    n = 60
+    p = min(1.0, math.exp(epsilon) * q + delta)
+    k = np.arange(n + 1)
+    kp, kq = np.meshgrid(k, k, indexing="ij")
+    eps_lo, _, _ = stats.point_bound(kp.ravel(), kq.ravel(), n, delta=delta, alpha=alpha)
+    prob = np.outer(sps.binom.pmf(k, n, p), sps.binom.pmf(k, n, q)).ravel()
+    size = prob[eps_lo > epsilon].sum()
+    assert size <= alpha
+    # Not vacuous: the same counts do refute a claim half as large for a fair share of outcomes.
+    assert prob[eps_lo > epsilon / 2].sum() > 0 or q * n < 5
+
+
+def test_point_bound_formula_and_clamps():
+    eps_lo, p_lo, q_hi = stats.point_bound(600, 200, 1000, delta=0.01, alpha=0.05)
+    assert p_lo == stats.clopper_pearson_lower(600, 1000, 0.025)
+    assert q_hi == stats.clopper_pearson_upper(200, 1000, 0.025)
+    assert eps_lo == pytest.approx(math.log((p_lo - 0.01) / q_hi), rel=1e-12)
+    assert stats.point_bound(5, 900, 1000, alpha=0.05)[0] == 0.0  # negative log clamped
+    assert stats.point_bound(2, 0, 1000, delta=0.5, alpha=0.05)[0] == 0.0  # p_lo <= delta
+    assert stats.point_bound(1000, 0, 1000, alpha=0.05)[2] > 0  # q_hi never zero
+
+
+def test_point_estimate_edge_cases():
+    assert stats.point_estimate(500, 200, 1000) == pytest.approx(math.log(2.5))
+    assert stats.point_estimate(500, 0, 1000) == math.inf
+    assert stats.point_estimate(5, 0, 1000, delta=0.01) == 0.0
+    assert stats.point_estimate(100, 500, 1000) == 0.0
+
+
+@pytest.mark.parametrize("bad", [float("nan"), float("inf"), -0.1])
+def test_bad_inputs_are_rejected(bad):
+    with pytest.raises(ParameterError):
+        stats.clopper_pearson_lower(bad, 10, 0.05)
+    with pytest.raises(ParameterError):
+        stats.clopper_pearson_upper(3, bad, 0.05)
+    with pytest.raises(ParameterError):
+        stats.dkw_radius(10, bad)
+    with pytest.raises(PrivacyParameterError):
+        stats.point_bound(1, 1, 10, delta=bad if bad >= 0 else 1.5, alpha=0.05)
+    with pytest.raises(PrivacyParameterError):
+        stats.runs_for_point(0.5, 0.1, epsilon=bad if bad >= 0 else 0.0, alpha=0.05)
+
+
+def test_bad_counts_and_types():
+    with pytest.raises(ParameterError, match=r"k must lie in \[0, n\]"):
+        stats.clopper_pearson_lower(11, 10, 0.05)
+    with pytest.raises(ParameterError, match=r"level \(1.0\) must be in \(0, 1\)"):
+        stats.clopper_pearson_upper(1, 10, 1.0)
+    with pytest.raises(TypeError):
+        stats.dkw_radius(10.5, 0.05)
+    with pytest.raises(TypeError):
+        stats.clopper_pearson_lower(1, True, 0.05)
+
+
+def test_runs_for_point_matches_its_normal_approximation():
+    """At the returned run count the normal-approximation power equals the target (the
+    formula is inverted correctly), and a run count 30% smaller falls short."""
+    p, q, eps, alpha, power = 0.5, 0.5 * math.exp(-2.0), 1.0, 0.01, 0.9
+    runs = stats.runs_for_point(p, q, epsilon=eps, alpha=alpha, power=power, selection_fraction=0.0)
+    z = special.ndtri(1 - alpha / 2)
+
+    def approx_power(m):
+        cp, cq = math.sqrt(p * (1 - p)) / p, math.sqrt((1 - q) / q)
+        gap = math.log(p / q) - eps
+        return special.ndtr((gap - z * (cp + cq) / math.sqrt(m)) / math.sqrt((cp**2 + cq**2) / m))
+
+    assert approx_power(runs) >= power
+    assert approx_power(runs - 1) < power + 1e-3
+    assert approx_power(0.7 * runs) < power
+    with_selection = stats.runs_for_point(p, q, epsilon=eps, alpha=alpha, power=power)
+    assert with_selection == math.ceil(runs / (1 - stats.SELECTION_FRACTION)) or \
+        abs(with_selection - runs / (1 - stats.SELECTION_FRACTION)) <= 1
+
+
+def test_runs_for_gaussian_and_laplace_grow_as_the_bug_shrinks():
+    sigma = 3.7306
+    prof = [stats.runs_for_gaussian(sigma=sigma, factor=f, alpha=0.01) for f in (0.5, 0.8, 0.9)]
+    assert prof[0] < prof[1] < prof[2]
+    point = stats.runs_for_gaussian(sigma=sigma, factor=0.8, alpha=0.01, mode="point",
+                                    epsilon=1.0, delta=1e-5)
+    assert point > 10 * prof[1]  # the profile is what gives power with few runs
+    lap = [stats.runs_for_laplace(scale=1.0, factor=f, epsilon=1.0, alpha=0.01) for f in (0.5, 0.8)]
+    assert lap[0] < lap[1]
+
+
+def test_runs_for_profile_formula():
+    p, q, b, s = 0.6, 0.4, 0.55, 1.2
+    n = stats.runs_for_profile(p, q, b, s, alpha=0.05, power=0.9)
+    c = math.sqrt(math.log(4 / 0.05) / 2)
+    need = ((c * (1 + s) + special.ndtri(0.9) * math.sqrt(p * (1 - p) + s * s * q * (1 - q))) / (p - b)) ** 2
+    assert n == math.ceil(need)
+
+
+def test_runs_for_undetectable_bugs_raise():
+    with pytest.raises(ParameterError, match="cannot be detected"):
+        stats.runs_for_point(0.3, 0.2, epsilon=1.0, alpha=0.05)
+    with pytest.raises(ParameterError, match="cannot be detected"):
+        stats.runs_for_profile(0.3, 0.3, 0.4, 1.0, alpha=0.05)
+    with pytest.raises(ParameterError):
+        stats.runs_for_gaussian(sigma=1.0, factor=0.5, alpha=0.05, mode="point")
+    with pytest.raises(ParameterError):
+        stats.runs_for_gaussian(sigma=1.0, factor=1.5, alpha=0.05)
