@@ -805,9 +805,9 @@ def _log_abs_sum_plan(s2: float, log_expm1_s2: float, k: int) -> float:
     log_e_k = k * (k - 1) * s2 / 2
     # Lyapunov: nabla_k >= (E (p/q-1)^2)^(k/2) = (e^s2 - 1)^(k/2).
     log_l = (k / 2) * log_expm1_s2
-    ratio = math.exp(log_s - log_e_k)
-    if ratio < 1.9:  # largest term minus all others: nabla_k >= 2 E_k - S_k (kept well above 0)
-        log_l = max(log_l, log_e_k + math.log(2 - ratio))
+    gap = log_s - log_e_k  # >= 0; may be huge (k ln 2) when s2 is tiny: never exponentiate it blindly
+    if gap < math.log(1.9):  # largest term minus all others: nabla_k >= 2 E_k - S_k (kept well above 0)
+        log_l = max(log_l, log_e_k + math.log(2 - math.exp(gap)))
     return (math.log(10 * (k + 1)) + log_s - log_l) / math.log(10)
 
 

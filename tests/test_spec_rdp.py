@@ -578,3 +578,11 @@ def test_bad_input(call, error, message):
     with pytest.raises(error) as info:
         call()
     assert message in str(info.value)
+
+
+def test_large_order_with_tiny_sensitivity_ratio_does_not_overflow():
+    """Regression: planning the precision for nabla_k at k ~ 2048 and s^2 = 1e-6 overflowed a
+    float exp (the cancellation estimate is now kept in log space). The bound must still be a
+    valid, finite RDP value, at most the unamplified Gaussian curve."""
+    value = rdp.without_replacement_gaussian(1100, sigma=1000.0, sensitivity=1.0, sampling_rate=0.01)
+    assert 0 < value <= rdp.gaussian(1100, sigma=1000.0, sensitivity=1.0)
