@@ -540,6 +540,10 @@ def test_polytope_gauge_by_linear_programme_in_high_dimension():
     assert degenerate.gauge([0.75, 0.75]) == pytest.approx(0.5)
     assert degenerate.gauge([0.0, 0.0]) == pytest.approx(1.0)
     assert degenerate.gauge([1.0, 0.0]) == math.inf
+    # tiny steps off the segment are still off it (LP tolerances are absolute: not accepted)
+    assert degenerate.gauge([0.5 + 1e-8, 0.5]) == math.inf
+    assert degenerate.gauge([0.5 + 1e-9, 0.5 + 1e-9]) == pytest.approx(2e-9, rel=1e-6)
+    assert Polytope(vertices=[[0.0]]).gauge([[1e-8], [0.0]]).tolist() == [math.inf, 0.0]
 
 
 # --------------------------------------------------------------------------------------------
@@ -608,6 +612,21 @@ def test_pair_lmo_in_nearly_degenerate_directions():
         assert gap <= 1e-13
         assert dom.support(y) == pytest.approx(best, abs=1e-15)  # the certified upper bound
         assert best - 1e-15 <= x @ y + gap and x @ y <= best + 1e-15  # x is within its gap
+
+
+def test_admm_lmo_in_a_nearly_degenerate_direction():
+    """Three members (ADMM): y = (1, e) almost normal to the box face x_1 = 1, so the ball's
+    multiplier is tiny. The maximiser is (1, sqrt(r^2 - 1)) (inside the l1 ball)."""
+    r = 1.098302432534914
+    dom = Intersection(Box(lower=[-1.0, -1.0], upper=[1.0, 1.0]), L2Ball(radius=r, dim=2), L1Ball(radius=2.5, dim=2))
+    for e in (1e-5,):  # needs the residual balancing that starts after 2000 iterations
+        y = np.array([1.0, e])
+        x, gap = dom.lmo_with_gap(-y)
+        best = 1 + e * math.sqrt(r * r - 1)
+        assert member(dom, x, 1e-12)
+        assert gap <= 1e-13
+        assert dom.support(y) == pytest.approx(best, abs=1e-13) and dom.support(y) >= best - 1e-15
+        assert x @ y >= best - gap - 1e-15
 
 
 def test_intersection_lmo_is_certified():
