@@ -29,7 +29,9 @@ def spec_table() -> str:
         claims = []
         if r.privacy is not None:
             claims.append(r.privacy.model.value)
-        claims.extend(u.quantity.value for u in r.utility)
+        for u in r.utility:  # a table of many cells bounds one quantity: list it once
+            if u.quantity.value not in claims:
+                claims.append(u.quantity.value)
         flags = ", ".join(sorted({f.kind.value for f in r.flags})) or "-"
         rows.append(
             f"| `{r.id}` | {_cell(str(r.citation))} | {_cell('; '.join(claims) or '-')} | "
