@@ -1,0 +1,1 @@
+"""Known-answer vectors (JSON) of the reference algorithms; see ``generate.py`` and ``schema.json``."""
