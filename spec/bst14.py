@@ -15,7 +15,7 @@ Conventions (all records)
 Canonical keywords: ``lipschitz`` (L), ``n``, ``dimension`` (p), ``epsilon``, ``delta``,
 ``strong_convexity`` (Delta), ``diameter`` (||C||_2), ``step`` (t, a step index), ``steps`` (T),
 ``tail`` (t in a tail bound), ``zeta``, ``linf_diameter`` (tau), ``solver_gap``, ``sigma``,
-``gradient_bound`` (G).
+``gradient_bound`` (G), ``inner_radius`` (r, the grid-walk sampler's inner ball), ``grid_size`` (N).
 
 Records
 -------
@@ -1090,6 +1090,30 @@ EM_COEFFICIENT_EFFICIENT = eps / (6 * L * diam)
 #: O(||C||^2 p^3 n^3 max{p log(||C|| p n), eps ||C|| n}); the max is replaced by the sum (same order).
 RUNNING_TIME = diam**2 * p**3 * n**3 * (p * sp.log(diam * p * n) + eps * diam * n)
 
+# Grid-walk sampler constants (reconstructed; see the RECONSTRUCTED sampler flag of thm_III_4).
+r_in = sp.Symbol("r", positive=True)
+N_grid = sp.Symbol("N", positive=True, integer=True)
+S_RIN = Symbol("inner_radius", r_in, "radius r of a ball around the public gauge centre that lies inside C")
+S_GRID = Symbol("grid_size", N_grid, "cells per edge N of the sampler's grid (spacing h = tau/N)")
+#: Allowed error of every evaluation of ln F (eta) and per-cell mixing tolerance (xi): the accepted
+#: sample's law on C is within 2 (2 xi + 2 eta) = epsilon/3 = sampler_dist_inf of the exact law.
+SAMPLER_LOG_EVAL_ERROR = SAMPLER_DIST_INF / 40
+SAMPLER_MIXING_DIST = (SAMPLER_DIST_INF - 4 * SAMPLER_LOG_EVAL_ERROR) / 4
+SAMPLER_CUBE_DIST = 2 * SAMPLER_MIXING_DIST + 2 * SAMPLER_LOG_EVAL_ERROR
+#: Dimensionless penalty slope on the gauge: 2 c n L R + (1 + 2 ln 2)(p - 1) + 2 with R <= ||C||_2.
+SAMPLER_ALPHA = eps * n / 3 + (1 + 2 * sp.log(2)) * (p - 1) + 2
+SAMPLER_LAMBDA = eps * n / (6 * diam) + SAMPLER_ALPHA / r_in
+SAMPLER_GRID = sp.ceiling(tau * SAMPLER_LAMBDA * sp.sqrt(p))
+_H_SLACK = SAMPLER_LAMBDA * sp.sqrt(p) * tau / N_grid
+SAMPLER_ENVELOPE_LOG = _H_SLACK / 2 + 2 * SAMPLER_LOG_EVAL_ERROR
+SAMPLER_PATH_SLACK = _H_SLACK + 2 * SAMPLER_LOG_EVAL_ERROR
+SAMPLER_LOG_WEIGHT_OSC = SAMPLER_LAMBDA * sp.sqrt(p) * tau * (N_grid - 1) / N_grid + 2 * SAMPLER_LOG_EVAL_ERROR
+SAMPLER_GAP_INVERSE = 4 * p**2 * sp.Max(N_grid - 1, 1) * N_grid**p * sp.exp(SAMPLER_PATH_SLACK)
+SAMPLER_STEPS = sp.ceiling(SAMPLER_GAP_INVERSE * (
+    SAMPLER_LOG_WEIGHT_OSC + p * sp.log(N_grid) - sp.log(1 - sp.exp(-SAMPLER_MIXING_DIST))))
+SAMPLER_TRY_IN_C = sp.exp(-SAMPLER_CUBE_DIST) / 2
+SAMPLER_FALLBACK_WEIGHT = (1 - SAMPLER_TRY_IN_C) ** RETRIES
+
 THM_III_4 = register(SpecRecord(
     id="bst14.thm_III_4",
     title="Efficient version of Algorithm 2 (A_cube-samp with retries)",
@@ -1108,7 +1132,7 @@ THM_III_4 = register(SpecRecord(
             "extension of L(.; D) to A (e.g. the inf-convolution min_u L(u; D) + n L ||theta - u||).",
         ),
     ),
-    symbols=(S_EPS, S_L, S_DIAM, S_N, S_P, S_TAU),
+    symbols=(S_EPS, S_L, S_DIAM, S_N, S_P, S_TAU, S_RIN, S_GRID),
     formulas=(
         Formula("coefficient", EM_COEFFICIENT_EFFICIENT,
                 "weight exponent on Lbar (epsilon/3 for the mechanism on C)", Rounding.DOWN),
@@ -1123,6 +1147,35 @@ THM_III_4 = register(SpecRecord(
         ),
         Formula("cube_edge", tau, "edge of the enclosing cube A: the l-infinity diameter of C", Rounding.UP),
         Formula("retries", RETRIES, "number of tries of A_cube-samp before the fallback (our O(n))", Rounding.CEIL),
+        Formula("sampler_log_eval_error", SAMPLER_LOG_EVAL_ERROR,
+                "eta: allowed absolute error of each evaluation of ln F (sampler)", Rounding.DOWN),
+        Formula("sampler_mixing_dist", SAMPLER_MIXING_DIST,
+                "xi: required e^-xi <= P^K(c0, c)/pi(c) <= e^xi for all cells (sampler)", Rounding.DOWN),
+        Formula("sampler_cube_dist", SAMPLER_CUBE_DIST,
+                "Dist_inf of one A_cube-samp output to F / int_A F: 2 xi + 2 eta", Rounding.UP),
+        Formula("sampler_alpha", SAMPLER_ALPHA,
+                "dimensionless gauge-penalty slope making Pr_F[C] >= 1/2 (sampler; replaces alpha_penalty)",
+                Rounding.UP),
+        Formula("sampler_log_weight_lipschitz", SAMPLER_LAMBDA,
+                "Lambda: l2 Lipschitz constant of -ln F with the sampler's alpha (gauge is 1/r-Lipschitz)",
+                Rounding.UP),
+        Formula("sampler_grid_size", SAMPLER_GRID, "N = ceil(tau Lambda sqrt(p)), so Lambda sqrt(p) h <= 1",
+                Rounding.CEIL),
+        Formula("sampler_envelope_log", SAMPLER_ENVELOPE_LOG,
+                "ln M: the rejection step accepts y in cell c w.p. F(y)/(W(c) M) <= 1", Rounding.UP),
+        Formula("sampler_path_slack", SAMPLER_PATH_SLACK,
+                "delta: every cell on a canonical path has W >= e^-delta min(W(x), W(y))", Rounding.UP),
+        Formula("sampler_log_weight_oscillation", SAMPLER_LOG_WEIGHT_OSC,
+                "max ln W - min ln W over the grid (so ln(1/pi_min) <= this + p ln N)", Rounding.UP),
+        Formula("sampler_inverse_gap", SAMPLER_GAP_INVERSE,
+                "canonical-path bound rho >= 1/gap of the lazy Metropolis grid walk", Rounding.UP),
+        Formula("sampler_steps", SAMPLER_STEPS,
+                "walk length K = ceil(rho (ln(1/pi_min) + ln(1/(1 - e^-xi)))) between rejection attempts",
+                Rounding.CEIL),
+        Formula("sampler_try_in_c", SAMPLER_TRY_IN_C,
+                "lower bound on Pr[one try lands in C] for the implemented sampler", Rounding.DOWN),
+        Formula("sampler_fallback_weight", SAMPLER_FALLBACK_WEIGHT,
+                "upper bound on Pr[fallback] after retries = n tries", Rounding.UP),
     ),
     privacy=PrivacyClaim(
         PrivacyModel.PURE_DP,
@@ -1178,6 +1231,38 @@ THM_III_4 = register(SpecRecord(
             "epsilon-DP implementation must reserve budget for it. The test checks the bound against "
             "exact mixtures and shows it is nearly attained.",
             "tests/test_spec_bst14.py::test_thm_III_4_fallback_bound",
+        ),
+        Flag(
+            FlagKind.RECONSTRUCTED,
+            "Sampler constants (the full version's appendix was not available): budget split eta = "
+            "epsilon/120 per ln F evaluation and xi = 3 epsilon/40 per-cell mixing, so one try is within "
+            "Dist_inf 2 xi + 2 eta = epsilon/6 of F/int_A F and the accepted sample within epsilon/3 of the "
+            "mechanism on C; grid N = ceil(tau Lambda sqrt(p)); walk length K from a canonical-path bound.",
+            "Derived (reference/gridwalk.py docstring): (i) conditioning on C at most doubles Dist_inf; "
+            "(ii) the rejection step's output has density proportional to pi_K(c) F(y)/W(c), so a per-cell "
+            "ratio e^(+-xi) gives e^(+-2 xi), and evaluation errors e^(+-eta) in ln F give e^(+-2 eta); "
+            "(iii) the lazy chain has eigenvalues in [0, 1], so |P^K(x,y)/pi(y) - 1| <= (1 - gap)^K/pi_min; "
+            "(iv) straight staircase paths stay within one cell of the segment, so by log-concavity of F "
+            "every path cell has W >= e^-delta min(W(x), W(y)); counting at most N^p paths through an edge "
+            "gives 1/gap <= 4 p^2 (N - 1) N^p e^delta, exponential in p but rigorous. Applegate and Kannan's "
+            "polynomial conductance bound is not reproduced. The small-grid tests compare K with the exact "
+            "multiplicative distance of P^K to pi.",
+            "tests/test_spec_bst14.py::test_thm_III_4_sampler_constants",
+        ),
+        Flag(
+            FlagKind.CAVEAT,
+            "alpha = O(epsilon n/||C||_2) (the penalty's Lipschitz constant of the order of c n L) need not "
+            "give Pr_F[C] >= 1/2 when C reaches far from the centre: at a boundary point at distance R the "
+            "gauge grows by only 1/R per unit length while c Lbar can decrease at rate c n L, so the "
+            "penalty must grow like c n L R per unit of gauge. We use the dimensionless sampler_alpha.",
+            "Gauge-polar coordinates about the centre give Pr_F[not C]/Pr_F[C] <= I_out/I_in with "
+            "I_out = int_0^oo p (1 + u)^(p-1) e^(-(alpha - a) u) du, I_in = int_0^1 p t^(p-1) e^(-a (1 - t)) dt, "
+            "a = c n L R; bounding both gives alpha >= 2a + (1 + 2 ln 2)(p - 1) + 2 (sampler_alpha, "
+            "R <= ||C||_2). The test checks I_out <= I_in exactly (mpmath) on a grid of (a, p). Numerically "
+            "(disc of radius 300 in its bounding square, linear loss along the diagonal, epsilon n = 3000, "
+            "coarse quadrature) the reading alpha = epsilon n/||C||_2 per unit of gauge gives Pr_F[C] about "
+            "0.49; that borderline value is not asserted by a test.",
+            "tests/test_spec_bst14.py::test_thm_III_4_sampler_alpha",
         ),
     ),
     notes=(

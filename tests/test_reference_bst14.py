@@ -19,6 +19,7 @@ import pytest
 import scipy.stats
 
 from reference import bst14
+from reference import gridwalk
 from reference.domains import Box, Intersection, L2Ball, Rp
 from reference.losses import HalfSquaredDistance, Hinge, Linear, Logistic
 from reference.schedules import evaluate_over_steps
@@ -522,7 +523,6 @@ def test_alg1_iterates_stay_in_box_property(seed, half, eps, n):
 
 def test_exp_sampling_accepts_the_grid_walk_sampler_interface():
     """The efficient sampler plugs into Algorithm 2 through the same interface (shape, membership)."""
-    gridwalk = pytest.importorskip("reference.gridwalk")
     data = np.array([[1.0], [1.0], [-1.0]])
     theta = bst14.exp_sampling(data, loss=LIN, domain=L2Ball(radius=1.0, dim=1), epsilon=1.0, runs=3,
                                sampler=gridwalk.GridWalkSampler(), rng=0)

@@ -1020,3 +1020,70 @@ def test_functions_are_keyword_only():
         bst14.noise_gd_sigma(1.0, 10, 1.0, 1e-5)  # type: ignore[misc]
     with pytest.raises(TypeError):
         bst14.exp_sampling_coefficient(1.0, 1.0, 1.0)  # type: ignore[misc]
+
+
+# --------------------------------------------------------------------------- Theorem III.4 sampler
+_SAMPLER_POINTS = [
+    dict(epsilon=1.0, lipschitz=1.0, diameter=2.0, n=10, dimension=1, linf_diameter=2.0, inner_radius=1.0),
+    dict(epsilon=0.5, lipschitz=2.0, diameter=2 * math.sqrt(2), n=4, dimension=2, linf_diameter=2.0,
+         inner_radius=1.0),
+    dict(epsilon=3.0, lipschitz=1.0, diameter=6.0, n=50, dimension=3, linf_diameter=4.0, inner_radius=1.5),
+]
+
+
+@pytest.mark.parametrize("vals", _SAMPLER_POINTS)
+def test_thm_III_4_sampler_constants(vals):
+    """The sampler constants, retyped from the derivation and evaluated with mpmath."""
+    rec = bst14.THM_III_4
+    mp = mpmath.mpf
+    with mpmath.workdps(50):
+        eps, n_, p_ = mp(vals["epsilon"]), vals["n"], vals["dimension"]
+        tau_, r_, diam_ = mp(vals["linf_diameter"]), mp(vals["inner_radius"]), mp(vals["diameter"])
+        # budget: one try within 2 xi + 2 eta = eps/6, the accepted sample within twice that = eps/3
+        eta = rec.evaluate_exact("sampler_log_eval_error", **vals)
+        xi = rec.evaluate_exact("sampler_mixing_dist", **vals)
+        assert abs(2 * (2 * xi + 2 * eta) - rec.evaluate_exact("sampler_dist_inf", **vals)) < mp(10) ** -45
+        assert abs(rec.evaluate_exact("sampler_cube_dist", **vals) - eps / 6) < mp(10) ** -45
+        alpha = eps * n_ / 3 + (1 + 2 * mpmath.log(2)) * (p_ - 1) + 2
+        lam = eps * n_ / (6 * diam_) + alpha / r_
+        big_n = int(mpmath.ceil(tau_ * lam * mpmath.sqrt(p_)))
+        assert rec.evaluate("sampler_grid_size", **vals) == big_n
+        assert rec.evaluate("sampler_alpha", **vals) >= float(alpha) * (1 - 1e-15)
+        assert rec.evaluate("sampler_log_weight_lipschitz", **vals) >= float(lam) * (1 - 1e-15)
+        v = dict(vals, grid_size=big_n)
+        h = tau_ / big_n
+        assert lam * mpmath.sqrt(p_) * h <= 1  # acceptance >= e^(-1 - 3 eta)
+        env = rec.evaluate_exact("sampler_envelope_log", **v)
+        assert abs(env - (lam * mpmath.sqrt(p_) * h / 2 + 2 * eta)) < mp(10) ** -40
+        delta = lam * mpmath.sqrt(p_) * h + 2 * eta
+        osc = lam * mpmath.sqrt(p_) * (tau_ - h) + 2 * eta
+        rho = 4 * p_**2 * max(big_n - 1, 1) * mp(big_n) ** p_ * mpmath.exp(delta)
+        k_steps = rec.evaluate("sampler_steps", **v)
+        assert k_steps == int(mpmath.ceil(rho * (osc + p_ * mpmath.log(big_n) - mpmath.log(1 - mpmath.exp(-xi)))))
+        # the defining property: (1 - 1/rho)^K / pi_min <= e^(-K/rho) N^p e^osc <= 1 - e^-xi, not at K - 1
+        bound = lambda k: mpmath.exp(-k / rho + osc) * mp(big_n) ** p_  # noqa: E731
+        assert bound(k_steps) <= 1 - mpmath.exp(-xi) < bound(k_steps - 1)
+        # and then e^-xi <= P^K/pi <= 2 - e^-xi <= e^xi
+        assert 2 - mpmath.exp(-xi) <= mpmath.exp(xi)
+        q = mpmath.exp(-eps / 6) / 2
+        assert rec.evaluate("sampler_try_in_c", **vals) <= float(q)
+        assert rec.evaluate("sampler_fallback_weight", **vals) >= float((1 - q) ** n_)
+    flag = next(f for f in rec.flags if f.checked_by.endswith("test_thm_III_4_sampler_constants"))
+    assert flag.kind == FlagKind.RECONSTRUCTED
+
+
+@pytest.mark.parametrize("p_", [1, 2, 3, 5, 10])
+@pytest.mark.parametrize("a", [0.0, 0.3, 1.0, 5.0, 40.0, 300.0])
+def test_thm_III_4_sampler_alpha(a, p_):
+    """sampler_alpha = 2a + (1 + 2 ln 2)(p - 1) + 2 makes I_out <= I_in (so Pr_F[C] >= 1/2), with the
+    exact integrals of the derivation evaluated by mpmath quadrature (a = c n L R)."""
+    with mpmath.workdps(30):
+        alpha = 2 * a + (1 + 2 * mpmath.log(2)) * (p_ - 1) + 2
+        beta = alpha - a
+        i_out = mpmath.quad(lambda u: p_ * (1 + u) ** (p_ - 1) * mpmath.exp(-beta * u), [0, 1, 10, mpmath.inf])
+        i_in = mpmath.quad(lambda t: p_ * t ** (p_ - 1) * mpmath.exp(-a * (1 - t)), [0, 0.9, 0.99, 1])
+        assert i_out <= i_in
+    # the record's alpha is this expression at a = c n L ||C||_2 = epsilon n / 6 (the bound R <= ||C||_2)
+    eps, n_ = 0.7, 13
+    assert bst14.THM_III_4.evaluate("sampler_alpha", epsilon=eps, n=n_, dimension=p_) == pytest.approx(
+        2 * eps * n_ / 6 + (1 + 2 * math.log(2)) * (p_ - 1) + 2, rel=1e-14)
