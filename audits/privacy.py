@@ -11,12 +11,15 @@ output. The verdict ``violated`` is True only when the data refute the claim at 
 
 Randomness
 ----------
-``numpy.random.SeedSequence(seed).spawn(4)`` gives four independent streams, in this order:
-(dataset, selection), (neighbour, selection), (dataset, test), (neighbour, test). The
-mechanism is called once per stream, ``mechanism(data, n, rng)``, with ``n`` selection runs
-(``ceil(selection_fraction * runs)``, default 15%) or the remaining test runs. The mechanism
-must draw its randomness only from ``rng`` and return ``n`` independent outputs along the
-leading axis (the batched-runs contract of ``reference/``); the audit cannot check this.
+``numpy.random.SeedSequence(seed).spawn(5)`` gives five independent streams, in this order:
+(dataset, selection), (neighbour, selection), (dataset, test), (neighbour, test), and the
+auditor's own stream. The mechanism is called once per stream, ``mechanism(data, n, rng)``,
+with ``n`` selection runs (``ceil(selection_fraction * runs)``, default 15%) or test runs. In
+profile mode the test runs are the remaining ``m = runs - n_sel`` runs; in point mode each test
+call gets ``N ~ Poisson(m)`` runs, drawn from the auditor's stream (which also draws the
+Poisson process that absorbs ``delta``; see below). The mechanism must draw its randomness only
+from ``rng`` and return ``n`` independent outputs along the leading axis (the batched-runs
+contract of ``reference/``); the audit cannot check this.
 
 The statistic
 -------------
@@ -41,40 +44,50 @@ Point mode (no ``profile``)
 *Selection.* On the selection runs only, every candidate event (threshold ``t`` among the
 pooled selection values -- up to 2048 of them, spaced geometrically in rank from both tails so
 that rare tail events are represented -- times side ``>``/``<=`` times direction
-``D over D'``/``D' over D``) is scored by its *projected* lower bound: the Clopper-Pearson bound
-below that the test would give if the selection frequencies held at the test sample size.
-Ranking by that bound rather than by the raw ratio keeps events whose counts are too small to
-pay from being chosen. The selection frequencies are first shrunk to one-sided bounds at level
-0.05 (:data:`SHRINK`; lower for the bounded side, upper for the other): among thousands of
-candidates, plain frequencies let tail events that happened to look good in the selection
-runs win (a winner's curse). Simulated at 1e6 runs per dataset and alpha = 0.05, the mean
-``epsilon_lower`` is 0.99 for Laplace at eps = 1 (50 seeds, worst 0.97) and 0.73 for the
-Gaussian point claim (1, 1e-5) at the analytic sigma (100 seeds, median 0.73, 10% quantile
-0.66; the best fixed event would give 0.757 in expectation); with the frequencies shrunk only to
-their medians (level 0.5) the means were 0.74 and 0.65. The selection share, 15% by default,
-costs little: the best achievable Gaussian bound drops by 0.004 per 5% held out.
+``D over D'``/``D' over D``) is scored by its *projected* lower bound: the bound the test below
+would give if the selection frequencies held at the test sample size
+(:func:`audits.stats.projected_point_bound`). Ranking by that bound rather than by the raw ratio
+keeps events whose counts are too small to pay from being chosen. The selection frequencies are
+first shrunk to one-sided Clopper-Pearson bounds at level 0.05 (:data:`SHRINK`; lower for the
+bounded side, upper for the other): among thousands of candidates, plain frequencies let tail
+events that happened to look good in the selection runs win (a winner's curse).
 
-*Test.* On the disjoint test runs (``m`` per dataset) the chosen event is counted:
-``K_p ~ Bin(m, p)`` on the dataset whose probability the claim bounds and ``K_q ~ Bin(m, q)``
-on the other one. ``p_lo`` is the exact Clopper-Pearson lower bound on ``p`` and ``q_hi`` the
-upper bound on ``q``, each at level ``alpha/2`` (:mod:`audits.stats`)::
+*Test.* On the test runs the chosen event is counted: ``K_p`` on the dataset whose probability
+the claim bounds and ``K_q`` on the other one, from ``Poisson(m)`` runs each, so
+``K_p ~ Poisson(m p)`` and ``K_q ~ Poisson(m q)`` are independent. The claim for the event,
+``p <= e^eps q + delta``, is tested by the exact conditional test of
+:func:`audits.stats.poisson_point_bound`: the auditor adds ``B ~ Poisson(m delta e^-eps)`` to
+``K_q`` (a Poisson process drawn from its own stream), which turns the claim into a bound
+``e^eps / (1 + e^eps)`` on the binomial proportion of ``K_p`` given ``K_p + K_q + B``; the test
+is inverted on the grid ``{0, 0.001, ...}``::
 
-    epsilon_lower    = max(0, ln((p_lo - delta) / q_hi))     (0 if p_lo <= delta)
+    epsilon_lower    = largest grid point g such that the test rejects at every grid point <= g
+                       (0 if it does not reject at 0)
     epsilon_estimate = ln((K_p/m - delta) / (K_q/m))        (0 if K_p/m <= delta, clamped at 0;
                                                              inf if K_q = 0 < K_p/m - delta)
     violated         = epsilon_lower > epsilon
 
+Compared with two Clopper-Pearson bounds at ``alpha/2`` each (the previous test, still reported
+as ``p_lower`` and ``q_upper`` for reference), the conditional test uses both counts jointly;
+simulated at 1e6 runs per dataset and alpha = 0.05 (100 seeds), the Gaussian point claim
+(1, 1e-5) at the analytic sigma gives a median ``epsilon_lower`` of 0.78 (10% quantile 0.72;
+before: 0.73 and 0.66), and Laplace at eps = 1 a mean of 0.99 (see ``docs/audit-evidence.md``).
+
 *Proof that P[violated] <= alpha under the claim.* The event ``S`` (statistic, threshold,
 side, direction) is a function of the selection outputs only, which come from streams
-independent of the test streams. Conditional on the selection outputs, ``S`` is fixed and
-``K_p``, ``K_q`` are independent binomials with the true ``p = P[M(x) in S]``,
-``q = P[M(x') in S]``. Clopper-Pearson is exact: ``P[p_lo > p] <= alpha/2`` and
-``P[q_hi < q] <= alpha/2``, so by the union bound ``p_lo <= p`` and ``q_hi >= q`` hold together
-with probability ``>= 1 - alpha``. On that event, if the claim holds (it covers both orders of
-the pair), ``p_lo - delta <= p - delta <= e^eps q <= e^eps q_hi``, hence
-``ln((p_lo - delta)/q_hi) <= eps`` (or ``p_lo <= delta`` and the bound is 0), so the audit does
-not report a violation. The conditional error is at most ``alpha`` for every selection
-outcome, hence also unconditionally. Floating-point bounds are rounded outward.
+independent of the test streams and of the auditor's stream. Conditional on the selection
+outputs, ``S`` is fixed; the test sample sizes ``N ~ Poisson(m)`` are independent of the
+outputs, so by Poisson thinning ``K_p ~ Poisson(m p)`` and ``K_q ~ Poisson(m q)``, independent,
+with the true ``p = P[M(x) in S]``, ``q = P[M(x') in S]``, and independent of the arrivals.
+If the claim holds (it covers both orders of the pair), ``p <= e^eps q + delta`` with eps the
+claimed epsilon, so ``eps* = ln((p - delta)/q) <= eps`` (or ``p <= delta``). By
+:func:`audits.stats.poisson_point_bound`, ``P[epsilon_lower >= eps*] <= alpha`` at every grid
+point argument: let ``g1`` be the smallest grid point ``>= eps*`` (any grid point when
+``p <= delta``); the claim holds at ``g1``, where the conditional test has size at most
+``alpha``, and ``epsilon_lower >= eps*`` needs a rejection at ``g1``. Since
+``epsilon_lower > eps >= eps*`` is such an outcome, ``P[violated] <= alpha`` conditionally on
+every selection outcome, hence unconditionally. Binomial tails are rounded up (relative 1e-9)
+and the null proportion up by one ulp, so floating point can only make the test conservative.
 
 Profile mode (``profile`` given)
 --------------------------------
@@ -645,8 +658,7 @@ def _select_event(t_sd, t_sn, m, *, delta, alpha):
         # seen a handful of times cannot look better than it is, projected to m runs.
         p_sel = stats.clopper_pearson_lower(k_p, ns, SHRINK)
         q_sel = stats.clopper_pearson_upper(k_q, ns, SHRINK)
-        bound, _, _ = stats.point_bound(p_sel * m, q_sel * m, m, delta=delta, alpha=alpha)
-        bound = np.atleast_1d(bound)
+        bound = stats.projected_point_bound(p_sel, q_sel, m, delta=delta, alpha=alpha)
         j = int(np.argmax(bound))
         if bound[j] > best[0]:
             best = (float(bound[j]), (float(thresholds[j]), side, direction))
@@ -738,9 +750,11 @@ def audit_privacy(mechanism, dataset, neighbour=None, *, epsilon, delta=0.0, run
     Returns
     -------
     AuditResult
-        ``counts`` holds ``selection_runs``, ``test_runs`` (point) or ``band_runs`` and
-        ``band_radius`` (profile), the event counts ``dataset`` and ``neighbour``, and the
-        bounds ``p_lower``, ``q_upper``.
+        ``counts`` holds ``selection_runs``, ``test_runs`` (point: the mean ``m`` of the Poisson
+        test sample sizes, which are ``test_runs_dataset`` and ``test_runs_neighbour``) or
+        ``band_runs`` and ``band_radius`` (profile), the event counts ``dataset`` and
+        ``neighbour``, and the bounds ``p_lower``, ``q_upper`` (point mode: Clopper-Pearson at
+        ``alpha/2`` each, for reference; the verdict uses the conditional test).
 
     Raises
     ------
@@ -776,33 +790,48 @@ def audit_privacy(mechanism, dataset, neighbour=None, *, epsilon, delta=0.0, run
     seed = validate.integer("seed", seed, minimum=0)
     name = _name(mechanism)
 
-    streams = [np.random.default_rng(s) for s in np.random.SeedSequence(seed).spawn(4)]
+    streams = [np.random.default_rng(s) for s in np.random.SeedSequence(seed).spawn(5)]
+    auditor = streams[4]
     n_sel = int(math.ceil(selection_fraction * runs - 1e-9))  # 0.15 * 1000 is 150, not 151
     m = runs - n_sel
     sel_d = _call(mechanism, dataset, n_sel, streams[0], name)
     sel_n = _call(mechanism, neighbour, n_sel, streams[1], name)
-    test_d = _call(mechanism, dataset, m, streams[2], name)
-    test_n = _call(mechanism, neighbour, m, streams[3], name)
-    _check_consistent([sel_d, sel_n, test_d, test_n], name)
     common = dict(epsilon=epsilon, delta=delta, runs=runs, alpha=alpha, seed=seed,
                   mechanism=name, relation=rel.value)
 
     if bound is None:
+        # Poisson sample sizes make the two counts independent Poisson variables.
+        n_d, n_n = int(auditor.poisson(m)), int(auditor.poisson(m))
+        arrivals = stats.poisson_arrivals(m, delta, auditor)
+        tests = [_call(mechanism, data, n, rng, name)
+                 for data, n, rng in ((dataset, n_d, streams[2]), (neighbour, n_n, streams[3])) if n > 0]
+        _check_consistent([sel_d, sel_n, *tests], name)
         st = _build_statistic(mechanism, dataset, neighbour, statistic, sel_d, sel_n,
                               mode="point", whiten=whiten, name=name)
         t_sd, t_sn = st.apply(sel_d), st.apply(sel_n)
         (threshold, side, direction), projected = _select_event(t_sd, t_sn, m, delta=delta, alpha=alpha)
-        t_td, t_tn = st.apply(test_d), st.apply(test_n)
+        empty = np.zeros(0)
+        t_td = st.apply(tests[0]) if n_d > 0 else empty
+        t_tn = st.apply(tests[-1]) if n_n > 0 else empty
         k_d, k_n = _count(t_td, threshold, side), _count(t_tn, threshold, side)
-        k_p, k_q = (k_d, k_n) if direction == "dataset" else (k_n, k_d)
-        eps_lo, p_lo, q_hi = stats.point_bound(k_p, k_q, m, delta=delta, alpha=alpha)
+        (k_p, n_p), (k_q, n_q) = ((k_d, n_d), (k_n, n_n)) if direction == "dataset" else ((k_n, n_n), (k_d, n_d))
+        eps_lo = stats.poisson_point_bound(k_p, k_q, m, delta=delta, alpha=alpha, arrivals=arrivals)
         estimate = stats.point_estimate(k_p, k_q, m, delta=delta)
+        # Reported for reference: Clopper-Pearson bounds at alpha/2 on the realised sample sizes.
+        p_lo = stats.clopper_pearson_lower(k_p, max(n_p, 1), alpha / 2) if n_p else 0.0
+        q_hi = stats.clopper_pearson_upper(k_q, max(n_q, 1), alpha / 2) if n_q else 1.0
         counts = {"selection_runs": n_sel, "test_runs": m, "dataset": k_d, "neighbour": k_n,
-                  "p_lower": p_lo, "q_upper": q_hi, "projected_bound": projected}
+                  "test_runs_dataset": n_d, "test_runs_neighbour": n_n,
+                  "p_lower": p_lo, "q_upper": q_hi, "projected_bound": projected,
+                  "test": "conditional Poisson (stats.poisson_point_bound)"}
         return AuditResult(violated=bool(eps_lo > epsilon), epsilon_lower=eps_lo,
                            epsilon_estimate=estimate, mode="point", statistic=st.description,
                            event=_describe_event(threshold, side, direction, st), counts=counts,
                            **common)
+
+    test_d = _call(mechanism, dataset, m, streams[2], name)
+    test_n = _call(mechanism, neighbour, m, streams[3], name)
+    _check_consistent([sel_d, sel_n, test_d, test_n], name)
 
     # Profile mode: the selection runs join the bands unless the statistic learns from them.
     st = _build_statistic(mechanism, dataset, neighbour, statistic, sel_d, sel_n,

@@ -21,6 +21,34 @@ Counts may be fractional: :func:`audits.privacy.audit_privacy` *projects* the co
 selection runs onto the test sample size to rank candidate events, and the incomplete-beta
 formula extends smoothly to real ``K``. Only integer counts are used for verdicts.
 
+The point test: Poisson counts and a conditional binomial test
+---------------------------------------------------------------
+:func:`poisson_point_bound` is the test behind the verdict of point mode. With Poisson sample
+sizes (``N ~ Poisson(m)`` runs on each dataset, drawn by the auditor) the two counts of an event
+are independent Poisson variables, ``K_p ~ Poisson(m p)`` and ``K_q ~ Poisson(m q)`` (thinning),
+and the claim for the event, ``p <= e^eps q + delta``, reads ``m p <= e^eps (m q + m delta
+e^-eps)``. The auditor adds an independent ``B ~ Poisson(m delta e^-eps)`` to ``K_q``; then
+``K_q + B ~ Poisson(m q + m delta e^-eps)`` and the claim is a bound on a *ratio* of two Poisson
+means, which has an exact test free of nuisance parameters: given ``S = K_p + K_q + B = s``,
+``K_p ~ Bin(s, pi)`` with ``pi = m p / (m p + m q + m delta e^-eps) <= e^eps / (1 + e^eps)``.
+The test rejects the claim at ``eps`` when ``P[Bin(s, e^eps/(1 + e^eps)) >= K_p] <= alpha``;
+since the binomial tail increases in ``pi``, its conditional size is at most ``alpha`` for every
+``s``, hence unconditionally, for every ``p`` and ``q`` satisfying the claim. The ``B`` for
+different ``eps`` are counts of one Poisson process of unit rate on ``[0, m delta]`` (the
+``arrivals``): ``B(eps)`` is the number of arrivals below ``m delta e^-eps``.
+
+Unlike two separate Clopper-Pearson bounds at ``alpha/2`` each (:func:`point_bound`), whose
+errors add, the conditional test sees the two counts jointly (errors add in quadrature) and
+spends all of ``alpha`` on one tail: for the Gaussian mechanism at (1, 1e-5) and 1e6 runs per
+dataset the best single event gives a bound of about 0.82 instead of 0.76.
+
+*Inversion.* ``epsilon_lower`` is the largest point ``g`` of the fixed grid
+``{0, 0.001, 0.002, ...}`` such that the test rejects at every grid point ``<= g`` (0 if it does
+not reject at 0). If the event's true value is ``eps* = ln((p - delta)/q)``, let ``g1`` be the
+smallest grid point ``>= eps*``; the claim holds at ``g1``, and ``epsilon_lower >= eps*`` implies
+a rejection at ``g1``, so ``P[epsilon_lower >= eps*] <= alpha``: a lower confidence bound,
+without any monotonicity of the p-values in ``eps``.
+
 Distribution-function bands (Dvoretzky-Kiefer-Wolfowitz-Massart)
 ----------------------------------------------------------------
 For the empirical CDF ``F_n`` of ``n`` i.i.d. draws from *any* distribution ``F`` (atoms
@@ -61,6 +89,11 @@ __all__ = [
     "dkw_level",
     "point_bound",
     "point_estimate",
+    "EPSILON_STEP",
+    "poisson_arrivals",
+    "poisson_pvalue",
+    "poisson_point_bound",
+    "projected_point_bound",
     "normal_quantile",
     "runs_for_point",
     "runs_for_profile",
@@ -70,6 +103,13 @@ __all__ = [
 
 #: Relative outward rounding applied to Clopper-Pearson bounds (floating-point safety margin).
 OUTWARD = 1e-12
+
+#: Spacing of the epsilon grid on which the point test is inverted.
+EPSILON_STEP = 0.001
+#: Largest epsilon of that grid.
+EPSILON_MAX = 64.0
+#: Relative safety margin on computed binomial tails (they are accurate to ~1e-14).
+TAIL_MARGIN = 1e-9
 
 #: Fraction of the runs per dataset held out to choose the event in point mode
 #: (see :mod:`audits.privacy` for why 15%).
@@ -223,6 +263,124 @@ def point_estimate(k_p, k_q, n, *, delta=0.0) -> float:
     return max(0.0, math.log((p_hat - delta) / q_hat))
 
 
+def poisson_arrivals(m, delta, rng) -> np.ndarray:
+    """Sorted arrival times of a unit-rate Poisson process on ``[0, m delta]`` (see the module
+    docstring): ``B(eps)`` is the number of arrivals ``<= m delta e^-eps``."""
+    length = float(m) * float(delta)
+    if length <= 0:
+        return np.zeros(0)
+    return np.sort(rng.uniform(0.0, length, size=int(rng.poisson(length))))
+
+
+def _pi0(eps: np.ndarray) -> np.ndarray:
+    # e^eps / (1 + e^eps), nudged up one ulp: a larger null proportion only raises the p-value.
+    return np.nextafter(special.expit(eps), 1.0)
+
+
+def poisson_pvalue(k_p, k_q, b, *, epsilon):
+    """Conditional p-value ``P[Bin(k_p + k_q + b, e^eps/(1 + e^eps)) >= k_p]`` (module docstring).
+
+    Parameters
+    ----------
+    k_p, k_q : int or array_like
+        Poisson counts of the event on the dataset whose probability the claim bounds, and on
+        the other dataset.
+    b : int or array_like
+        The auditor's ``Poisson(m delta e^-eps)`` count (0 when ``delta = 0``).
+    epsilon : float or array_like
+        Where the claim is tested (broadcast with the counts).
+
+    Returns
+    -------
+    float or ndarray
+        Rounded up by a relative :data:`TAIL_MARGIN`; 1 where ``k_p = 0``.
+    """
+    k_p = np.asarray(k_p, dtype=float)
+    total = k_p + np.asarray(k_q, dtype=float) + np.asarray(b, dtype=float)
+    eps = np.asarray(epsilon, dtype=float)
+    with np.errstate(all="ignore"):
+        # integer arguments: SciPy deprecates (warns on) float k and n, and the counts are integers
+        pv = special.bdtrc(np.maximum(k_p - 1.0, 0.0).astype(np.int64), total.astype(np.int64), _pi0(eps))
+    pv = np.where(k_p > 0, np.minimum(1.0, pv * (1.0 + TAIL_MARGIN)), 1.0)
+    return float(pv) if pv.ndim == 0 else pv
+
+
+def poisson_point_bound(k_p, k_q, m, *, delta=0.0, alpha, arrivals) -> float:
+    """Lower confidence bound on epsilon from Poisson counts of one event (module docstring).
+
+    Parameters
+    ----------
+    k_p, k_q : int
+        Counts of the event on the dataset whose probability the claim bounds and on the other,
+        from ``Poisson(m)`` runs each.
+    m : float
+        Mean number of runs per dataset (the Poisson parameter), ``>= 1``.
+    delta : float
+        Claimed delta in [0, 1).
+    alpha : float
+        Error level: ``P[epsilon_lower >= eps*] <= alpha`` for the event's true
+        ``eps* = ln((p - delta)/q)``.
+    arrivals : ndarray
+        :func:`poisson_arrivals` for ``(m, delta)``, independent of the counts.
+
+    Returns
+    -------
+    float
+        The largest grid point (spacing :data:`EPSILON_STEP`, up to :data:`EPSILON_MAX`) below
+        which the test rejects at every grid point; 0 if it does not reject at 0.
+    """
+    delta = validate.delta(delta, allow_zero=True)
+    alpha = validate.interval("alpha", alpha, 0.0, 1.0, closed="neither")
+    m = _trials(m)
+    k_p = validate.integer("k_p", k_p, minimum=0)
+    k_q = validate.integer("k_q", k_q, minimum=0)
+    arrivals = np.asarray(arrivals, dtype=float)
+    if k_p == 0:
+        return 0.0
+    grid = np.arange(int(round(EPSILON_MAX / EPSILON_STEP)) + 1) * EPSILON_STEP
+    b = np.searchsorted(arrivals, m * delta * np.exp(-grid), side="right")
+    rejected = poisson_pvalue(k_p, k_q, b, epsilon=grid) <= alpha
+    if not rejected[0]:
+        return 0.0
+    if rejected.all():
+        return float(grid[-1])
+    return float(grid[int(np.argmin(rejected)) - 1])
+
+
+def projected_point_bound(p, q, m, *, delta=0.0, alpha, iterations=45):
+    """What :func:`poisson_point_bound` would give if the event frequencies were ``p`` and
+    ``q`` at mean sample size ``m``: a smooth version for ranking candidate events.
+
+    The counts are replaced by their means (fractional: the binomial tail is the regularised
+    incomplete beta function, which extends to real arguments) and ``B`` by its mean
+    ``m delta e^-eps``; the largest ``eps`` where the tail is at most ``alpha`` is found by
+    bisection in ``[0, 30]``. Arrays over candidates; ``-1`` where not even ``eps = 0`` is
+    rejected. Used only to choose the event, never for a verdict.
+    """
+    delta = validate.delta(delta, allow_zero=True)
+    alpha = validate.interval("alpha", alpha, 0.0, 1.0, closed="neither")
+    m = _trials(m)
+    kp = np.atleast_1d(np.asarray(p, dtype=float)) * m
+    kq = np.atleast_1d(np.asarray(q, dtype=float)) * m
+
+    def rejects(eps):
+        total = kp + kq + m * delta * np.exp(-eps)
+        with np.errstate(all="ignore"):
+            tail = special.betainc(np.maximum(kp, 1e-300), np.maximum(total - kp + 1.0, 1e-300),
+                                   special.expit(eps))
+        return (kp >= 1.0) & (tail <= alpha)
+
+    lo = np.zeros_like(kp)
+    hi = np.full_like(kp, 30.0)
+    ok = rejects(lo)
+    for _ in range(int(iterations)):
+        mid = 0.5 * (lo + hi)
+        r = rejects(mid)
+        lo = np.where(r, mid, lo)
+        hi = np.where(r, hi, mid)
+    return np.where(ok, lo, -1.0)
+
+
 def normal_quantile(prob: float) -> float:
     """Standard normal quantile ``Phi^{-1}(prob)``."""
     prob = validate.interval("prob", prob, 0.0, 1.0, closed="neither")
@@ -237,14 +395,14 @@ def runs_for_point(p, q, *, epsilon, delta=0.0, alpha, power=0.9,
                    selection_fraction=SELECTION_FRACTION) -> int:
     """Runs per dataset for the point-mode test to refute ``(epsilon, delta)`` with ``power``.
 
-    Normal approximation of the Clopper-Pearson test at one event with true probabilities
-    ``p`` (dataset) and ``q`` (neighbour): with ``m`` test runs, ``ln(p_hat - delta)`` and
-    ``ln(q_hat)`` have standard deviations ``c_p / sqrt(m)`` and ``c_q / sqrt(m)``,
-    ``c_p = sqrt(p(1-p)) / (p - delta)``, ``c_q = sqrt((1-q)/q)``; the test rejects when
-    ``ln((p_hat - delta)/q_hat) - z (c_p + c_q)/sqrt(m) > epsilon`` with
-    ``z = Phi^{-1}(1 - alpha/2)``. Power ``power`` needs
+    Normal approximation of the conditional Poisson test (:func:`poisson_point_bound`) at one
+    event with true probabilities ``p`` (dataset) and ``q`` (neighbour): with ``m`` runs,
+    ``c = e^epsilon``, the statistic ``K_p - c (K_q + B)`` has mean ``m g``,
+    ``g = p - delta - c q``, and variance ``m v``, ``v = p + c^2 q + c delta``; the one-sided
+    test at level ``alpha`` rejects about when it exceeds ``z_{1-alpha} sqrt(m v)``. Power
+    ``power`` needs
 
-        sqrt(m) >= (z (c_p + c_q) + z_power sqrt(c_p^2 + c_q^2)) / (ln((p - delta)/q) - epsilon).
+        m >= (z_{1-alpha} + z_power)^2 v / g^2.
 
     ``p`` and ``q`` may be arrays over candidate events; the smallest requirement wins. The
     result is ``m / (1 - selection_fraction)`` rounded up (the selection runs come on top).
@@ -252,7 +410,7 @@ def runs_for_point(p, q, *, epsilon, delta=0.0, alpha, power=0.9,
     Raises
     ------
     ParameterError
-        If no event has ``ln((p - delta)/q) > epsilon``: the bug is invisible to this claim.
+        If no event has ``p - delta > e^epsilon q``: the bug is invisible to this claim.
     """
     epsilon = validate.epsilon(epsilon)
     delta = validate.delta(delta, allow_zero=True)
@@ -264,21 +422,18 @@ def runs_for_point(p, q, *, epsilon, delta=0.0, alpha, power=0.9,
     q = np.atleast_1d(np.asarray(q, dtype=float))
     if p.shape != q.shape or not (np.all(np.isfinite(p)) and np.all(np.isfinite(q))):
         raise ParameterError("p and q must be finite arrays of the same shape")
-    ok = (p > delta) & (q > 0) & (q < 1) & (p < 1)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        gap = np.where(ok, np.log(np.where(ok, p - delta, 1.0) / np.where(ok, q, 1.0)) - epsilon, -1.0)
-        ok &= gap > 0
-        c_p = np.sqrt(p * (1 - p)) / np.where(ok, p - delta, 1.0)
-        c_q = np.sqrt((1 - q) / np.where(ok, q, 1.0))
+    c = math.exp(epsilon)
+    gap = p - delta - c * q
+    ok = (gap > 0) & (q >= 0) & (p <= 1)
     if not np.any(ok):
         raise ParameterError(
-            f"no event has ln((p - delta)/q) > epsilon ({epsilon!r}): the bug cannot be detected "
-            "by this (epsilon, delta) claim"
+            f"no event has p - delta > e^epsilon q at epsilon ({epsilon!r}): the bug cannot be "
+            "detected by this (epsilon, delta) claim"
         )
-    z = normal_quantile(1 - alpha / 2)
-    zp = normal_quantile(power)
-    need = ((z * (c_p + c_q) + zp * np.sqrt(c_p**2 + c_q**2)) / np.where(ok, gap, 1.0)) ** 2
-    m = float(np.min(need[ok]))
+    var = p + c * c * q + c * delta
+    z = normal_quantile(1 - alpha) + normal_quantile(power)
+    need = z * z * var[ok] / gap[ok] ** 2
+    m = float(np.min(need))
     return int(math.ceil(m / (1.0 - selection_fraction)))
 
 

@@ -298,7 +298,9 @@ def test_claim_bound_of_randomized_response_profile():
 # Randomness contract, reproducibility, result object.
 
 
-def test_four_independent_streams_from_the_seed():
+def test_five_independent_streams_from_the_seed():
+    """Streams 0-3 feed the mechanism calls; stream 4 (the auditor's) draws the Poisson test
+    sample sizes of point mode, so the test calls get Poisson(850) runs."""
     calls = []
 
     def mechanism(data, runs, rng):
@@ -306,11 +308,16 @@ def test_four_independent_streams_from_the_seed():
         return data.sum() + rng.standard_normal(runs)
 
     audit_privacy(mechanism, PAIR, epsilon=1.0, runs=1000, seed=99)
-    children = np.random.SeedSequence(99).spawn(4)
-    expected_first = [np.random.default_rng(c).standard_normal() for c in children]
-    assert [c[1] for c in calls] == [150, 150, 850, 850]
+    children = np.random.SeedSequence(99).spawn(5)
+    expected_first = [np.random.default_rng(c).standard_normal() for c in children[:4]]
+    auditor = np.random.default_rng(children[4])
+    sizes = [int(auditor.poisson(850)), int(auditor.poisson(850))]
+    assert [c[1] for c in calls] == [150, 150, *sizes]
     assert [c[0] for c in calls] == [0.0, 1.0, 0.0, 1.0]
     assert [c[2] for c in calls] == expected_first
+    calls.clear()
+    audit_privacy(mechanism, PAIR, epsilon=1.0, runs=1000, seed=99, profile=lambda e: 0.0)
+    assert [c[1] for c in calls] == [150, 150, 850, 850]
 
 
 def test_same_seed_same_result_and_seed_is_printed():

@@ -201,23 +201,120 @@ def test_bad_counts_and_types():
 
 
 def test_runs_for_point_matches_its_normal_approximation():
-    """At the returned run count the normal-approximation power equals the target (the
-    formula is inverted correctly), and a run count 30% smaller falls short."""
-    p, q, eps, alpha, power = 0.5, 0.5 * math.exp(-2.0), 1.0, 0.01, 0.9
-    runs = stats.runs_for_point(p, q, epsilon=eps, alpha=alpha, power=power, selection_fraction=0.0)
-    z = special.ndtri(1 - alpha / 2)
+    """At the returned run count the normal-approximation power of the conditional Poisson
+    test equals the target (the formula is inverted correctly), and 30% fewer runs fall short."""
+    p, q, eps, delta, alpha, power = 0.5, 0.5 * math.exp(-2.0), 1.0, 1e-3, 0.01, 0.9
+    runs = stats.runs_for_point(p, q, epsilon=eps, delta=delta, alpha=alpha, power=power,
+                                selection_fraction=0.0)
+    c = math.exp(eps)
+    gap, var = p - delta - c * q, p + c * c * q + c * delta
 
     def approx_power(m):
-        cp, cq = math.sqrt(p * (1 - p)) / p, math.sqrt((1 - q) / q)
-        gap = math.log(p / q) - eps
-        return special.ndtr((gap - z * (cp + cq) / math.sqrt(m)) / math.sqrt((cp**2 + cq**2) / m))
+        # K_p - c (K_q + B) has mean m gap and variance m var; rejection beyond z_{1-alpha} sd.
+        return special.ndtr((m * gap - special.ndtri(1 - alpha) * math.sqrt(m * var)) / math.sqrt(m * var))
 
     assert approx_power(runs) >= power
     assert approx_power(runs - 1) < power + 1e-3
     assert approx_power(0.7 * runs) < power
-    with_selection = stats.runs_for_point(p, q, epsilon=eps, alpha=alpha, power=power)
-    assert with_selection == math.ceil(runs / (1 - stats.SELECTION_FRACTION)) or \
-        abs(with_selection - runs / (1 - stats.SELECTION_FRACTION)) <= 1
+    with_selection = stats.runs_for_point(p, q, epsilon=eps, delta=delta, alpha=alpha, power=power)
+    assert abs(with_selection - runs / (1 - stats.SELECTION_FRACTION)) <= 1
+
+
+def test_runs_for_point_delivers_its_power_in_simulation():
+    """Simulated power of poisson_point_bound at the run count of runs_for_point (no selection):
+    200 seeded replications; the normal approximation is close, so the rate must exceed 0.8
+    (with true power 0.9 the chance of <= 160/200 is below 1e-4)."""
+    p, q, eps, delta, alpha = 0.3, 0.3 * math.exp(-1.6), 1.0, 1e-4, 0.01
+    m = stats.runs_for_point(p, q, epsilon=eps, delta=delta, alpha=alpha, selection_fraction=0.0)
+    rng = np.random.default_rng(7)
+    hits = 0
+    for _ in range(200):
+        arrivals = stats.poisson_arrivals(m, delta, rng)
+        kp, kq = int(rng.poisson(m * p)), int(rng.poisson(m * q))
+        hits += stats.poisson_point_bound(kp, kq, m, delta=delta, alpha=alpha, arrivals=arrivals) > eps
+    assert hits > 160
+
+
+# --- the conditional Poisson point test ---------------------------------------------------
+
+
+@pytest.mark.parametrize("epsilon,delta,q,m", [(1.0, 0.0, 0.05, 200), (0.5, 0.01, 0.2, 100),
+                                               (2.0, 1e-3, 0.01, 400), (0.1, 0.05, 0.3, 50)])
+@pytest.mark.parametrize("alpha", [0.05, 0.2])
+def test_poisson_pvalue_exact_size_on_the_claim_boundary(epsilon, delta, q, m, alpha):
+    """Exact size (no simulation): with m p = e^eps m q + m delta (the claim with equality),
+    sum over (K_p, K_q, B) of the Poisson probabilities of {p-value <= alpha} is <= alpha."""
+    p = math.exp(epsilon) * q + delta
+    lam_p, lam_q, lam_b = m * p, m * q, m * delta * math.exp(-epsilon)
+    top = int(lam_p + lam_q + lam_b + 12 * math.sqrt(lam_p + lam_q + lam_b) + 30)
+    k = np.arange(top + 1)
+    # K_q + B ~ Poisson(lam_q + lam_b): the p-value depends on K_q and B only through the sum.
+    kp, kqb = np.meshgrid(k, k, indexing="ij")
+    pv = stats.poisson_pvalue(kp.ravel(), kqb.ravel(), 0, epsilon=epsilon)
+    prob = np.outer(sps.poisson.pmf(k, lam_p), sps.poisson.pmf(k, lam_q + lam_b)).ravel()
+    size = prob[pv <= alpha].sum()
+    assert size <= alpha
+    assert size > alpha / 20  # not vacuous: the test spends a fair share of alpha
+
+
+def test_poisson_point_bound_false_alarm_rate_by_simulation():
+    """Whole inversion incl. arrivals and the grid: 4000 seeded replications at the boundary
+    p = e^eps q + delta, alpha = 0.05. False-alarm rate of this check: the count of
+    {epsilon_lower > eps} is Bin(4000, <= 0.05); failing needs > 245 (P < 1e-3 at size 0.05)."""
+    eps, delta, q, m, alpha = 1.0, 0.01, 0.02, 2000, 0.05
+    p = math.exp(eps) * q + delta
+    rng = np.random.default_rng(2024)
+    above = 0
+    for _ in range(4000):
+        arrivals = stats.poisson_arrivals(m, delta, rng)
+        kp, kq = int(rng.poisson(m * p)), int(rng.poisson(m * q))
+        above += stats.poisson_point_bound(kp, kq, m, delta=delta, alpha=alpha, arrivals=arrivals) >= eps
+    assert above <= 245
+    assert above > 60  # near the boundary the bound reaches eps a fair share of the time
+
+
+def test_poisson_point_bound_is_the_inversion_of_the_pvalue():
+    kp, kq, m, delta, alpha = 300, 60, 1000, 0.01, 0.05
+    arrivals = stats.poisson_arrivals(m, delta, np.random.default_rng(3))
+    lo = stats.poisson_point_bound(kp, kq, m, delta=delta, alpha=alpha, arrivals=arrivals)
+    step = stats.EPSILON_STEP
+    grid = np.arange(0.0, lo + step / 2, step)
+    b = np.searchsorted(arrivals, m * delta * np.exp(-grid), side="right")
+    assert np.all(stats.poisson_pvalue(kp, kq, b, epsilon=grid) <= alpha)
+    nxt = lo + step
+    b1 = np.searchsorted(arrivals, m * delta * math.exp(-nxt), side="right")
+    assert stats.poisson_pvalue(kp, kq, b1, epsilon=nxt) > alpha
+    # close to the plug-in value ln(300/60) = 1.61 minus the sampling margin
+    assert 1.0 < lo < math.log(kp / kq)
+
+
+def test_poisson_point_bound_edge_cases():
+    empty = np.zeros(0)
+    assert stats.poisson_point_bound(0, 0, 100, alpha=0.05, arrivals=empty) == 0.0
+    assert stats.poisson_point_bound(0, 50, 100, alpha=0.05, arrivals=empty) == 0.0
+    assert stats.poisson_pvalue(0, 5, 0, epsilon=1.0) == 1.0
+    # delta = 0: no arrivals, the test is the plain conditional test; k_q = 0 gives a finite bound
+    # P[Bin(k, pi) >= k] = pi^k <= alpha  <=>  eps <= logit(alpha^(1/k))
+    lo = stats.poisson_point_bound(20, 0, 100, delta=0.0, alpha=0.05, arrivals=empty)
+    exact = math.log(0.05 ** (1 / 20) / (1 - 0.05 ** (1 / 20)))
+    assert exact - stats.EPSILON_STEP <= lo <= exact
+    assert stats.poisson_arrivals(100, 0.0, np.random.default_rng(1)).size == 0
+    # p-value matches scipy's binomial tail (rounded up by the relative margin)
+    pv = stats.poisson_pvalue(7, 3, 2, epsilon=0.4)
+    ref = sps.binom.sf(6, 12, math.exp(0.4) / (1 + math.exp(0.4)))
+    assert ref <= pv <= ref * (1 + 2 * stats.TAIL_MARGIN)
+
+
+def test_projected_point_bound_tracks_the_exact_bound():
+    """Fed expected counts, the smooth projection agrees with the integer-count bound."""
+    m, delta, alpha = 10000, 0.0, 0.05
+    p, q = 0.3, 0.05
+    proj = stats.projected_point_bound(p, q, m, delta=delta, alpha=alpha)
+    exact = stats.poisson_point_bound(int(p * m), int(q * m), m, delta=delta, alpha=alpha,
+                                      arrivals=np.zeros(0))
+    assert proj.shape == (1,)
+    assert abs(proj[0] - exact) < 0.01
+    assert stats.projected_point_bound(0.01, 0.5, m, alpha=alpha)[0] == -1.0
 
 
 def test_runs_for_gaussian_and_laplace_grow_as_the_bug_shrinks():
