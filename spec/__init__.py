@@ -76,6 +76,7 @@ RECORD_MODULES: tuple[str, ...] = (
     "zcdp",
     "rdp",
     "bst14",
+    "profiles",
 )
 
 
