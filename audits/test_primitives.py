@@ -108,6 +108,17 @@ def test_gaussian_add_remove_pair_holds(audit):
     assert not result.violated, str(result)
 
 
+@pytest.mark.audit
+def test_classic_gaussian_holds_where_valid(audit):
+    """The classic calibration sqrt(2 ln(1.25/delta)) Delta/eps at eps = 0.5 < 1, audited at its
+    point claim (run count of the analytic Gaussian tests above)."""
+    classic = mech.GaussianMechanism.calibrated(epsilon=0.5, delta=DELTA, data_norm=R,
+                                                calibration="classic")
+    assert classic.sigma == spec_gaussian.classic_sigma(epsilon=0.5, delta=DELTA, sensitivity=1.0)
+    result = _run(audit, classic, value_pair(), _gauss_profile_runs(audit), epsilon=0.5)
+    assert not result.violated, str(result)
+
+
 # --------------------------------------------------------------------------------------------
 # Classic Gaussian beyond its validity. At (20, 1e-5) the violation lives on events of
 # probability ~e^-20 under the neighbour: refuting it by sampling needs ~2e12 runs
