@@ -1144,14 +1144,18 @@ class Intersection(Domain):
         for i in range(len(points)):
             for j in range(i + 1, len(points)):
                 candidates += [(1 - w) * points[i] + w * points[j] for w in weights]
-        inside = [
-            c for c in candidates if all(bool(dom._contains(c, dom._default_tol())) for dom in self._members)
-        ]
-        for c in inside:
+        # the first candidate interior to every member, else the first one in every member
+        # (lazily: in the common case the first candidate already qualifies)
+        first_inside = None
+        for c in candidates:
+            if not all(bool(dom._contains(c, dom._default_tol())) for dom in self._members):
+                continue
             if all(dom._is_interior(c) for dom in self._members):
                 return c
-        if inside:
-            return inside[0]
+            if first_inside is None:
+                first_inside = c
+        if first_inside is not None:
+            return first_inside
         raise ParameterError(
             "center (None) must be given: no member's interior point (or midpoint of two) lies in every domain"
         )
