@@ -21,6 +21,12 @@ Twins
 :func:`output_perturbation_half_sensitivity`
     Algorithm 3 calibrated to sensitivity ``L / (n Delta)`` instead of ``2 L / (n Delta)``: the
     radius of ``b`` is halved (``||b|| ~ Gamma(p, scale 1/rate)``, so this is the rate doubled).
+:func:`localization_no_budget_split`
+    Algorithm 4 running Algorithm 3 *and* the generic step at the full ``epsilon`` (the
+    ``epsilon/2 + epsilon/2`` split forgotten).
+:class:`WarmStartGridWalk`
+    The Section III-C sampler started at the cell of the data's mode with a burn-in of
+    ``2N`` steps instead of the public centre and the rule's data-independent K.
 :func:`noise_gd_wrong_schedule`
     A *utility* twin: Algorithm 1 run with the Lipschitz learning rate of Theorem II.4 (1) where
     the strongly convex claim (2) needs ``1/(Delta n t)``. Its excess risk on V-B does not fall
@@ -57,21 +63,47 @@ the two minimisers, an event of probability 1/2 (the projection onto the ball ma
 half-line into itself), so the true epsilon on the pair is ``rate * 2/n`` exactly
 (:func:`alg3_epsilon`): ``epsilon / L = 0.909 epsilon`` for the reference and
 ``2 epsilon / L = 1.82 epsilon`` for the twin.
+
+*Algorithm 4* (the Algorithm 3 pair). ``C_0``'s radius (1.9 at epsilon = 1) exceeds the
+diameter 0.2 of C, so ``C_0 = C``: the output ``theta`` does not depend on ``theta_0``, and on
+the output alone Algorithm 4 is only its generic step. The audit therefore also looks at the
+transcript ``(theta_0, theta)``, which Theorem IV.1's proof covers (basic composition of the
+two steps). The two parts are independent given the data; their log ratios add
+(:func:`alg4_log_likelihood_ratio`): ``rate (|theta_0 + 1/n| - |theta_0 - 1/n|)``, at most
+``epsilon_1 / L``, plus ``2 c theta``, at most ``2 c R = epsilon_2 / (2 L)``. With
+``epsilon_1 = epsilon_2 = epsilon/2`` the supremum is ``0.68 epsilon``; without the split it is
+``1.36 epsilon``, and the events ``{theta_0 >= 1/n, theta > t}`` have exact probabilities
+(:func:`alg4_rectangle_probability`: a projected Laplace and a truncated Gaussian); at
+epsilon = 2 the best of them has probabilities 0.243 and 0.0235, log ratio 2.34
+(:func:`alg4_best_rectangle`).
+
+*Theorem III.4* (:func:`gridwalk_pair`). The linear loss on C = [-1, 1] (which is its own
+enclosing cube, so every try is in C), data with sums +1 and -1. The sampler is a finite
+Markov chain followed by a rejection step, so its output law is computable exactly
+(:func:`gridwalk_output_law`). At the rule's K it is the exponential mechanism at epsilon/3 up
+to the certified ``Dist_inf``: loss ``epsilon/6`` on this pair. The twin, started at the
+mode's cell (+1 on the data set, -1 on the neighbour) and walking ``2N`` steps (N = 7 cells)
+has loss 1.79 at epsilon = 1 (:func:`gridwalk_exact_epsilon`); the threshold events
+``{y <= -0.7}`` have probabilities 0.27 and 0.048.
 """
 
 from __future__ import annotations
 
 import math
+import warnings
 
 import numpy as np
 from scipy import special, stats as sps
 
 from reference import bst14 as alg
+from reference import gridwalk as gw
 from reference.domains import L2Ball
 from reference.instances import worst_case_neighbour
 from reference.losses import HalfSquaredDistance, Linear
 from reference.tape import NoiseSource, noise_source
 from audits.pairs import replace_one
+from spec import bst14 as _spec
+from spec.errors import ParameterError, PrivacyLeakWarning
 
 __all__ = [
     "B_T_LABEL",
@@ -91,6 +123,16 @@ __all__ = [
     "alg2_net_epsilon",
     "alg3_pair",
     "alg3_epsilon",
+    "localization_no_budget_split",
+    "alg4_constants",
+    "alg4_log_likelihood_ratio",
+    "alg4_rectangle_probability",
+    "alg4_best_rectangle",
+    "WarmStartGridWalk",
+    "gridwalk_pair",
+    "gridwalk_output_law",
+    "gridwalk_exact_epsilon",
+    "gridwalk_threshold_probabilities",
 ]
 
 #: Tape label of Algorithm 1's Gaussian noise (reference.bst14.noise_gd).
@@ -204,7 +246,7 @@ def alg1_pair(n: int):
 
 
 def _binomial(n: int):
-    steps = n * n - 1
+    steps = int(_spec.ALG_1.evaluate("noisy_steps", n=n))  # n^2 - 1 (Algorithm 1, lines 3-6)
     k = np.arange(steps + 1)
     return k, sps.binom.pmf(k, steps, 1.0 / n), steps
 
@@ -287,3 +329,194 @@ def alg3_pair():
 def alg3_epsilon(rate: float, n: int = ALG3_N) -> float:
     """True epsilon of ``Pi_C(theta* + b)``, ``b ~ exp(-rate |b|)``, on :func:`alg3_pair`: ``rate * 2/n``."""
     return float(rate) * 2.0 / int(n)
+
+
+# --------------------------------------------------------------------------------------------
+# Algorithm 4: transcript (theta_0, theta) on the Algorithm 3 pair; the budget-split twin
+
+
+def localization_no_budget_split(data, *, epsilon, **kwargs):
+    """Algorithm 4 that runs *both* steps at the full budget ``epsilon`` (the split forgotten).
+
+    :func:`spec.bst14.localization_parameters` gives each step ``epsilon/2``, so passing
+    ``2 epsilon`` to the reference runs Algorithm 3 (rate, radius) and the generic step at
+    ``epsilon`` each and changes nothing else (``zeta = 3 ln n`` does not depend on the budget).
+    The twin still *claims* ``epsilon``.
+    """
+    return alg.localization(data, epsilon=2.0 * float(epsilon), **kwargs)
+
+
+def alg4_constants(epsilon: float) -> dict:
+    """Constants of Algorithm 4 at total budget ``epsilon`` on :func:`alg3_pair`.
+
+    ``rate`` (Algorithm 3's noise rate at ``epsilon/2``), ``radius`` of C_0, and ``coefficient``,
+    the generic step's coefficient as the reference uses it: ``epsilon/2 / (2 L diam)`` with
+    ``diam = min(||C||_2, 2 radius)`` (:func:`reference.bst14.localization`), all from spec.
+    ``localized_is_whole`` says whether C_0 = C for every centre (radius >= ||C||_2), in which
+    case the generic step does not depend on theta_0.
+    """
+    _, loss, domain = alg3_pair()
+    lip = loss.constants.lipschitz
+    par = _spec.localization_parameters(epsilon=epsilon, lipschitz=lip, n=ALG3_N,
+                                        strong_convexity=loss.constants.strong_convexity, dimension=1,
+                                        solver_gap=1e-12)
+    diam = min(domain.diameter, 2.0 * par["radius"])
+    coef = _spec.exp_sampling_coefficient(epsilon=par["epsilon_generic"], lipschitz=lip, diameter=diam)
+    return {"rate": par["noise_rate"], "radius": par["radius"], "coefficient": coef,
+            "localized_is_whole": par["radius"] >= domain.diameter}
+
+
+def alg4_log_likelihood_ratio(theta_0, theta, *, rate, coefficient):
+    """``ln p_D / p_D'`` of the transcript ``(theta_0, theta)`` on :func:`alg3_pair` when C_0 = C.
+
+    ``theta_0 = Pi_C(+-1/n + b)`` with ``b ~ exp(-rate |b|)``: ``rate (|theta_0 + 1/n| -
+    |theta_0 - 1/n|)`` (also at the atoms ``+-R``, which lie beyond both minimisers); the generic
+    step has density ``exp(-c L(theta; D))`` on C and ``L(theta; D) - L(theta; D') = -2 theta``
+    (the first record is +1 vs -1), with equal normalisers (D' = -D and C = -C): ``2 c theta``.
+    The two are independent given the data, so the log ratios add.
+    """
+    t0 = np.asarray(theta_0, dtype=float)
+    m = 1.0 / ALG3_N
+    return rate * (np.abs(t0 + m) - np.abs(t0 - m)) + 2.0 * coefficient * np.asarray(theta, dtype=float)
+
+
+def alg4_rectangle_probability(t0, t1, *, rate, coefficient, sign):
+    """``P[theta_0 >= t0, theta > t1]`` on :func:`alg3_pair` (``sign`` +1) or its neighbour (-1).
+
+    Exact when C_0 = C: ``theta_0`` is the projected Laplace ``Pi_C(sign/n + b)`` and ``theta``
+    the Gaussian ``N(sign/n, 1/(c n))`` conditioned on C = [-R, R], independent of each other.
+    """
+    mu = sign / ALG3_N
+    p0 = 1.0 if t0 <= -ALG3_RADIUS else float(sps.laplace.sf(t0, loc=mu, scale=1.0 / rate))
+    sd = 1.0 / math.sqrt(coefficient * ALG3_N)
+    a, b = (-ALG3_RADIUS - mu) / sd, (ALG3_RADIUS - mu) / sd
+    return p0 * float(sps.truncnorm.sf(t1, a, b, loc=mu, scale=sd))
+
+
+def alg4_best_rectangle(epsilon_claim, *, rate, coefficient, points=400):
+    """The event ``{theta_0 >= 1/n, theta > t1}`` with the largest ``P_D - e^eps P_D'``.
+
+    Returns ``(t1, p, q)``: an exact witness that the transcript is not ``epsilon_claim``-DP
+    when ``ln(p/q) > epsilon_claim``, and the probabilities that size the planted audit.
+    """
+    c = math.exp(epsilon_claim)
+    best = (None, 0.0, 0.0)
+    for t1 in np.linspace(-ALG3_RADIUS, ALG3_RADIUS, points, endpoint=False):
+        p = alg4_rectangle_probability(1.0 / ALG3_N, t1, rate=rate, coefficient=coefficient, sign=+1)
+        q = alg4_rectangle_probability(1.0 / ALG3_N, t1, rate=rate, coefficient=coefficient, sign=-1)
+        if best[0] is None or p - c * q > best[1] - c * best[2]:
+            best = (float(t1), p, q)
+    return best
+
+
+# --------------------------------------------------------------------------------------------
+# Theorem III.4: the grid-walk sampler; the warm-start twin and the exact output law (p = 1)
+
+
+def gridwalk_pair():
+    """``(pair, loss, domain)``: the linear loss on C = [-1, 1], data ``(1, 1, -1)`` against
+    ``(-1, 1, -1)`` (sums +1 and -1, minimisers +1 and -1; the enclosing cube A is C itself)."""
+    data = np.array([[1.0], [1.0], [-1.0]])
+    pair = replace_one(data, 0, worst_case_neighbour(data, 0)[0])
+    return pair, Linear(data_norm=1.0), L2Ball(radius=1.0, dim=1)
+
+
+class _WarmStartPrepared(gw.PreparedGridWalk):
+    """A prepared grid walk whose chains start at the cell of largest weight (the data's mode)."""
+
+    def start_cells(self, m: int) -> np.ndarray:
+        shape = (self.constants.grid_size,) * self.p
+        mode = np.array(np.unravel_index(int(np.argmax(self.log_weight_grid())), shape), dtype=np.int64)
+        return np.tile(mode, (m, 1))
+
+
+class WarmStartGridWalk(gw.GridWalkSampler):
+    """Planted twin of the Section III-C sampler: a data-dependent warm start with a short burn-in.
+
+    The chains start at the cell of largest weight ``W`` (the non-private mode of
+    ``exp(-c Lbar)``) instead of the public centre, and walk ``K = sweeps * N`` steps (``N``
+    cells per edge) instead of the rule's data-independent K. Either change alone is harmless
+    (the rule's K mixes from every start; a short walk from a public start carries no extra
+    information); together they are the classic "burn-in from the optimum" bug. The reference
+    warns (``PrivacyLeakWarning``) when K is below the rule; the twin ignores the warning.
+    """
+
+    def __init__(self, *, sweeps=2, **kwargs):
+        if "steps" in kwargs:
+            raise TypeError("steps is set by sweeps in WarmStartGridWalk")
+        super().__init__(**kwargs)
+        self.sweeps = int(sweeps)
+
+    def prepare(self, *, loss, data, domain, epsilon, lipschitz=None):
+        probe = gw.GridWalkSampler(grid_size=self.grid_size).prepare(
+            loss=loss, data=data, domain=domain, epsilon=epsilon, lipschitz=lipschitz)
+        short = gw.GridWalkSampler(centre=self.centre, inner_radius=self.inner_radius, retries=self.retries,
+                                   grid_size=self.grid_size, steps=self.sweeps * probe.constants.grid_size,
+                                   max_cells=self.max_cells, max_iterations=self.max_iterations,
+                                   max_rounds=self.max_rounds)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", PrivacyLeakWarning)
+            return _WarmStartPrepared(short, loss=loss, data=data, domain=domain, epsilon=epsilon,
+                                      lipschitz=lipschitz)
+
+
+def gridwalk_output_law(prepared, *, start, steps, nodes=16):
+    """Exact law of the sampler's output for a one-dimensional problem whose cube is C.
+
+    Every attempt walks ``steps`` steps (transition matrix ``P``, :func:`reference.gridwalk.
+    transition_matrix`) and is accepted at cell ``c`` with probability ``a(c) = int_cell F /
+    (h W(c) M)``; a rejected chain continues from where it is. So the accepted cell has law
+    ``v = e_start P^K (I - diag(1 - a) P^K)^{-1} diag(a)`` and, given the cell, the output has
+    density proportional to ``F`` on it. With A = C every accepted sample is in C: no retries,
+    no fallback. The cell integrals use ``nodes``-point Gauss-Legendre quadrature of the
+    computed ``F`` (``prepared.log_f``).
+
+    Returns
+    -------
+    dict
+        ``edges`` (N + 1,), ``cells`` (v, shape (N,)), and ``log_density(y)``: the log of the
+        output density at points ``y`` of C.
+    """
+    k = prepared.constants
+    if prepared.p != 1:
+        raise ParameterError(f"dimension ({prepared.p}) must be 1 for gridwalk_output_law")
+    lo, hi = prepared.domain.bounding_box()
+    if not np.allclose([lo[0], hi[0]], [prepared.lower[0], prepared.lower[0] + k.grid_size * k.spacing]):
+        raise ParameterError("the enclosing cube must be C itself for gridwalk_output_law")
+    size, h = k.grid_size, k.spacing
+    edges = prepared.lower[0] + h * np.arange(size + 1)
+    lw = prepared.log_weight_grid().ravel()
+    x, w = np.polynomial.legendre.leggauss(int(nodes))
+    pts = edges[:-1, None] + (x[None, :] + 1.0) * (h / 2.0)
+    log_f = prepared.log_f(pts[..., None])[0]
+    integral = np.exp(log_f) @ (w * h / 2.0)  # int_cell F, shape (N,)
+    accept = integral / (h * np.exp(lw + k.envelope_log))
+    power = np.linalg.matrix_power(gw.transition_matrix(lw), int(steps))
+    e = np.zeros(size)
+    e[int(start)] = 1.0
+    first = e @ power
+    cells = np.linalg.solve((np.eye(size) - np.diag(1.0 - accept) @ power).T, first) * accept
+
+    def log_density(y):
+        y = np.asarray(y, dtype=float)
+        idx = np.clip(np.floor((y - edges[0]) / h).astype(np.int64), 0, size - 1)
+        return np.log(cells[idx]) - np.log(integral[idx]) + prepared.log_f(y[..., None])[0]
+
+    return {"edges": edges, "cells": cells, "log_density": log_density}
+
+
+def gridwalk_exact_epsilon(law_d, law_n, *, points=20001):
+    """``max |ln p_D(y) / p_D'(y)|`` over a fine grid of C (both laws from :func:`gridwalk_output_law`):
+    the pure-DP epsilon of the output on the pair (the densities are positive on C)."""
+    edges = law_d["edges"]
+    y = np.linspace(edges[0], edges[-1], points)
+    return float(np.max(np.abs(law_d["log_density"](y) - law_n["log_density"](y))))
+
+
+def gridwalk_threshold_probabilities(law, thresholds, *, points=20001):
+    """``P[y <= t]`` for each threshold, by the trapezoid rule on ``points`` points of C."""
+    edges = law["edges"]
+    y = np.linspace(edges[0], edges[-1], points)
+    dens = np.exp(law["log_density"](y))
+    cdf = np.concatenate([[0.0], np.cumsum((dens[1:] + dens[:-1]) / 2.0 * np.diff(y))])
+    return np.interp(np.asarray(thresholds, dtype=float), y, cdf)

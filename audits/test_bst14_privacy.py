@@ -47,13 +47,21 @@ Algorithm 3 (record ``bst14.alg_3``, epsilon = 1, pure): the quadratic loss on t
 0.1 in R, n = 21, minimisers at +-1/n: true epsilon 0.909 (reference) and 1.818 (twin calibrated
 to sensitivity L/(n Delta)). Point and profile mode as for Algorithm 2.
 
-Algorithm 4 (Theorem IV.1, epsilon = 1, pure) is audited on the Algorithm 3 pair with the exact
-Gaussian rejection sampler as the generic step (correct algorithm only). No single-budget twin of
-Algorithm 4 is planted, because none is a real violation here: the generic step run at epsilon
-instead of epsilon/2 is epsilon-DP by itself (the exponential mechanism's guarantee holds for every
-C_0), and the localisation step reaches the output only through C_0, whose radius is ``3 ln n``
-times ``E||b||`` -- on this pair 1.9 > the diameter 0.2 of C, so C_0 = C and the output does not
-depend on theta_0 at all. A sound audit cannot flag a twin that is not a violation.
+Theorem III.4 (the efficient, grid-walk version of Algorithm 2, epsilon = 1, pure): the
+linear loss on C = [-1, 1], data with sums +1 and -1, black-box on the output. The sampler's
+output law is computed exactly (:func:`audits.bst14_planted.gridwalk_output_law`): loss
+epsilon/6 at the rule's walk length; the twin warm-started at the data's mode with a burn-in of
+2N steps has loss 1.79. Run counts from the twin's exact threshold events.
+
+Algorithm 4 (Theorem IV.1, epsilon = 2, pure) on the Algorithm 3 pair with the exact Gaussian
+rejection sampler as the generic step. Black-box on the output (correct algorithm only: on this
+pair C_0 = C, so the output does not depend on theta_0 and no single-budget bug is visible in
+it), and in transcript mode on ``(theta_0, theta)`` -- the centre of C_0 and the output, which
+the theorem's proof covers by composing the two steps -- with the exact log-likelihood ratio of
+the correct algorithm as the statistic. Exact loss of the transcript: 1.36 for the reference
+(epsilon/2 per step) and 2.73 for the twin that runs both steps at epsilon
+(:func:`audits.bst14_planted.localization_no_budget_split`); the twin's exact events
+``{theta_0 >= 1/n, theta > t}`` size the run counts.
 """
 
 from __future__ import annotations
@@ -66,6 +74,7 @@ import pytest
 from audits import audit_privacy
 from audits import bst14_planted as planted
 from reference import bst14 as alg
+from reference import gridwalk as gw
 from spec import bst14 as spec
 from spec.profiles import pure_dp_profile
 
@@ -82,7 +91,7 @@ PLANTED_POWER = 0.9999
 # Algorithm 1
 
 ALG1_N, ALG1_EPS, ALG1_DELTA = 20, 1.0, 1e-3
-ALG1_STEPS = ALG1_N**2 - 1
+ALG1_STEPS = int(spec.ALG_1.evaluate("noisy_steps", n=ALG1_N))  # n^2 - 1 (lines 3-6)
 
 
 def _alg1_transcript_mechanism(fn, name):
@@ -293,21 +302,152 @@ def test_alg3_half_sensitivity_is_flagged(audit):
 
 
 # --------------------------------------------------------------------------------------------
-# Algorithm 4
+# Theorem III.4: the efficient (grid-walk) version of Algorithm 2
 
-ALG4_EPS = 1.0
-ALG4_RUNS = {"smoke": 4000, "standard": 20000, "deep": 100000}
+GW_EPS = 1.0
+
+
+def _gridwalk_mechanism(sampler, name):
+    _, loss, domain = planted.gridwalk_pair()
+
+    def mechanism(data, runs, rng):
+        return alg.exp_sampling(data, loss=loss, domain=domain, epsilon=GW_EPS, runs=runs, sampler=sampler,
+                                rng=rng)
+
+    mechanism.__qualname__ = f"exp_sampling ({name})"
+    return mechanism
+
+
+def _gridwalk_laws(sampler):
+    """Exact output laws on the data set and the neighbour (:func:`audits.bst14_planted.gridwalk_output_law`)."""
+    pair, loss, domain = planted.gridwalk_pair()
+    laws = []
+    for data in (pair.dataset, pair.neighbour):
+        prep = sampler.prepare(loss=loss, data=data, domain=domain, epsilon=GW_EPS)
+        laws.append(planted.gridwalk_output_law(prep, start=int(prep.start_cells(1)[0, 0]),
+                                                steps=prep.constants.steps))
+    return laws
+
+
+def _gridwalk_runs(audit) -> int:
+    """Runs for the twin's threshold events ``{y <= t}`` (exact law) at power PLANTED_POWER."""
+    law_d, law_n = _gridwalk_laws(planted.WarmStartGridWalk())
+    t = np.linspace(-0.95, 0.5, 59)
+    p = planted.gridwalk_threshold_probabilities(law_n, t)  # the neighbour (minimiser -1) puts mass low
+    q = planted.gridwalk_threshold_probabilities(law_d, t)
+    return audit.runs_for_point(p, q, epsilon=GW_EPS, alpha=audit.alpha / 2, power=PLANTED_POWER,
+                                minimum=1000)
 
 
 @pytest.mark.audit
-def test_alg4_privacy(audit):
-    pair, loss, domain = planted.alg3_pair()
+def test_gridwalk_privacy(audit):
+    # the exact output law of the rule's sampler on this pair: epsilon/6 (the exponential
+    # mechanism at epsilon/3, whose loss here is 2 c = epsilon/6) plus a negligible mixing error
+    assert planted.gridwalk_exact_epsilon(*_gridwalk_laws(gw.GridWalkSampler())) < GW_EPS / 5
+    pair = planted.gridwalk_pair()[0]
+    results = _pure_audit(audit, _gridwalk_mechanism(gw.GridWalkSampler(), "grid walk, III-C"), pair, GW_EPS,
+                          _gridwalk_runs(audit))
+    assert not any(r.violated for r in results), [str(r) for r in results]
+
+
+@pytest.mark.planted
+def test_gridwalk_warm_start_is_flagged(audit):
+    # a real violation: the exact output law of the twin has privacy loss 1.79 > 1 on the pair
+    assert planted.gridwalk_exact_epsilon(*_gridwalk_laws(planted.WarmStartGridWalk())) > 1.5 * GW_EPS
+    pair = planted.gridwalk_pair()[0]
+    mech = _gridwalk_mechanism(planted.WarmStartGridWalk(), "grid walk warm-started at the mode, K = 2N")
+    results = _pure_audit(audit, mech, pair, GW_EPS, _gridwalk_runs(audit))
+    assert any(r.violated for r in results), [str(r) for r in results]
+
+
+# --------------------------------------------------------------------------------------------
+# Algorithm 4
+
+ALG4_EPS = 2.0
+#: Runs per data set of the black-box (output only) audit of the correct algorithm.
+ALG4_OUTPUT_RUNS = {"smoke": 4000, "standard": 20000, "deep": 100000}
+
+
+def _alg4_output_mechanism(fn, name):
+    _, loss, domain = planted.alg3_pair()
     sampler = alg.QuadraticRejectionSampler()
 
     def mechanism(data, runs, rng):
-        return alg.localization(data, loss=loss, domain=domain, epsilon=ALG4_EPS, runs=runs, sampler=sampler,
-                                rng=rng).theta
+        return fn(data, loss=loss, domain=domain, epsilon=ALG4_EPS, runs=runs, sampler=sampler, rng=rng).theta
 
-    mechanism.__qualname__ = "localization (exact Gaussian rejection sampler)"
-    results = _pure_audit(audit, mechanism, pair, ALG4_EPS, ALG4_RUNS[audit.tier])
+    mechanism.__qualname__ = f"{name} output (exact Gaussian rejection sampler)"
+    return mechanism
+
+
+def _alg4_transcript_mechanism(fn, name):
+    """``mechanism(data, runs, rng) -> (runs, 2)``: the centre theta_0 of C_0 and the output theta."""
+    _, loss, domain = planted.alg3_pair()
+    sampler = alg.QuadraticRejectionSampler()
+
+    def mechanism(data, runs, rng):
+        out = fn(data, loss=loss, domain=domain, epsilon=ALG4_EPS, runs=runs, sampler=sampler, rng=rng)
+        return np.column_stack([out.localization.centres[:, 0], out.theta[:, 0]])
+
+    mechanism.__qualname__ = f"{name} transcript (theta_0, theta)"
+    return mechanism
+
+
+def _alg4_statistic(out):
+    """The exact log-likelihood ratio of the *correct* algorithm's transcript (a fixed function of
+    the output; the twin's ratio is twice it, so the same events are optimal for both)."""
+    c = planted.alg4_constants(ALG4_EPS)
+    return planted.alg4_log_likelihood_ratio(out[:, 0], out[:, 1], rate=c["rate"], coefficient=c["coefficient"])
+
+
+def _alg4_runs(audit) -> int:
+    """Runs for the twin's events ``{theta_0 >= 1/n, theta > t}`` (exact) at power PLANTED_POWER."""
+    twin = planted.alg4_constants(2 * ALG4_EPS)
+    t = np.linspace(-0.09, 0.09, 37)
+    p = [planted.alg4_rectangle_probability(1 / planted.ALG3_N, x, rate=twin["rate"],
+                                            coefficient=twin["coefficient"], sign=+1) for x in t]
+    q = [planted.alg4_rectangle_probability(1 / planted.ALG3_N, x, rate=twin["rate"],
+                                            coefficient=twin["coefficient"], sign=-1) for x in t]
+    return audit.runs_for_point(p, q, epsilon=ALG4_EPS, alpha=audit.alpha / 2, power=PLANTED_POWER,
+                                minimum=2000)
+
+
+def _alg4_transcript_audit(audit, fn, name):
+    pair = planted.alg3_pair()[0]
+    mech = _alg4_transcript_mechanism(fn, name)
+    runs = _alg4_runs(audit)
+    seeds = _two_seeds(audit.seed)
+    point = audit.record(audit_privacy(mech, pair, epsilon=ALG4_EPS, delta=0.0, runs=runs, alpha=audit.alpha / 2,
+                                       seed=seeds[0], statistic=_alg4_statistic))
+    profile = audit.record(audit_privacy(mech, pair, epsilon=ALG4_EPS, delta=0.0, runs=runs,
+                                         alpha=audit.alpha / 2, seed=seeds[1], statistic=_alg4_statistic,
+                                         profile=pure_dp_profile(ALG4_EPS)))
+    return point, profile
+
+
+@pytest.mark.audit
+def test_alg4_output_privacy(audit):
+    pair = planted.alg3_pair()[0]
+    results = _pure_audit(audit, _alg4_output_mechanism(alg.localization, "localization"), pair, ALG4_EPS,
+                          ALG4_OUTPUT_RUNS[audit.tier])
     assert not any(r.violated for r in results), [str(r) for r in results]
+
+
+@pytest.mark.audit
+def test_alg4_transcript_privacy(audit):
+    ref = planted.alg4_constants(ALG4_EPS)
+    assert ref["localized_is_whole"]  # the exact calculations below assume C_0 = C
+    # the transcript's exact loss: Algorithm 3's 0.909 (epsilon/2) plus the generic step's 0.455 (epsilon/2)
+    assert ref["rate"] * 2 / planted.ALG3_N + 2 * ref["coefficient"] * planted.ALG3_RADIUS < ALG4_EPS
+    results = _alg4_transcript_audit(audit, alg.localization, "localization")
+    assert not any(r.violated for r in results), [str(r) for r in results]
+
+
+@pytest.mark.planted
+def test_alg4_budget_not_split_is_flagged(audit):
+    twin = planted.alg4_constants(2 * ALG4_EPS)
+    assert twin["localized_is_whole"]
+    # a real violation: an exact event with log ratio > the claim
+    t1, p, q = planted.alg4_best_rectangle(ALG4_EPS, rate=twin["rate"], coefficient=twin["coefficient"])
+    assert math.log(p / q) > ALG4_EPS + 0.2
+    results = _alg4_transcript_audit(audit, planted.localization_no_budget_split, "localization_no_budget_split")
+    assert any(r.violated for r in results), [str(r) for r in results]

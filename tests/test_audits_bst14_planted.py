@@ -10,7 +10,9 @@ the reference's simulated statistic against the exact CDF (false-alarm rate 1e-4
 
 from __future__ import annotations
 
+import dataclasses
 import math
+from unittest import mock
 
 import mpmath
 import numpy as np
@@ -19,10 +21,12 @@ from scipy import stats as sps
 
 from audits import bst14_planted as planted
 from reference import bst14 as alg
+from reference import gridwalk as gw
 from reference.samplers import RadialLaplace
 from reference.solver import minimise
 from reference.tape import NoiseTape, Recorder, Replay, TapeEntry
 from spec import bst14 as spec
+from spec.errors import PrivacyLeakWarning
 
 N1, EPS1, DELTA1 = 6, 1.0, 1e-3
 
@@ -229,3 +233,141 @@ def test_alg3_pair_attains_the_sensitivity_up_to_L():
     np.testing.assert_allclose(ratio, planted.alg3_epsilon(rate, n), rtol=1e-12)
     assert planted.alg3_epsilon(rate, n) == pytest.approx(1 / 1.1, rel=1e-5)
     assert planted.alg3_epsilon(2 * rate, n) == pytest.approx(2 / 1.1, rel=1e-5)
+
+
+# --------------------------------------------------------------------------------------------
+# Algorithm 4: the budget-split twin and the exact transcript law
+
+
+def _alg4(fn, data, eps, **kw):
+    _, loss, domain = planted.alg3_pair()
+    return fn(data, loss=loss, domain=domain, epsilon=eps, sampler=alg.QuadraticRejectionSampler(), **kw)
+
+
+def test_no_budget_split_twin_runs_both_steps_at_the_full_budget():
+    pair, _, _ = planted.alg3_pair()
+    rec = Recorder(11)
+    twin = _alg4(planted.localization_no_budget_split, pair.dataset, 1.0, runs=5, noise=rec)
+    assert twin.parameters["epsilon_localization"] == twin.parameters["epsilon_generic"] == pytest.approx(1.0)
+    replay = Replay(rec.tape)
+    ref = _alg4(alg.localization, pair.dataset, 2.0, runs=5, noise=replay)
+    replay.assert_consumed()
+    np.testing.assert_array_equal(twin.theta, ref.theta)
+    np.testing.assert_array_equal(twin.localization.centres, ref.localization.centres)
+
+
+def test_alg4_constants_are_the_reference_constants():
+    pair, _, _ = planted.alg3_pair()
+    for eps in (2.0, 4.0):
+        out = _alg4(alg.localization, pair.dataset, eps, runs=2, rng=0)
+        c = planted.alg4_constants(eps)
+        assert c["rate"] == out.localization.rate and c["radius"] == pytest.approx(out.localization.radius)
+        c0 = out.localization.localized_domain(0)
+        want = spec.exp_sampling_coefficient(epsilon=eps / 2, lipschitz=1.1, diameter=c0.diameter)
+        assert c["coefficient"] == pytest.approx(want, rel=1e-12)
+        assert c["localized_is_whole"]
+
+
+def test_alg4_log_likelihood_ratio_is_the_sum_of_the_two_log_density_ratios():
+    """Independent: the radial-Laplace logpdf for theta_0 (interior points) and the truncated
+    normal logpdf (scipy) for theta, each evaluated on both data sets."""
+    n, r = planted.ALG3_N, planted.ALG3_RADIUS
+    c = planted.alg4_constants(2.0)
+    noise = RadialLaplace(rate=c["rate"], dim=1)
+    sd = 1 / math.sqrt(c["coefficient"] * n)
+    t0 = np.array([-0.09, -0.01, 0.0, 0.03, 0.08])
+    th = np.array([-0.1, -0.05, 0.0, 0.02, 0.099])
+    lap = noise.logpdf((t0 - 1 / n)[:, None]) - noise.logpdf((t0 + 1 / n)[:, None])
+
+    def tn(mu):
+        return sps.truncnorm.logpdf(th, (-r - mu) / sd, (r - mu) / sd, loc=mu, scale=sd)
+
+    want = lap + tn(1 / n) - tn(-1 / n)
+    got = planted.alg4_log_likelihood_ratio(t0, th, rate=c["rate"], coefficient=c["coefficient"])
+    np.testing.assert_allclose(got, want, rtol=1e-10, atol=1e-12)
+
+
+def test_alg4_rectangle_probability_matches_the_reference():
+    """Binomial check of the exact event probability against 20 000 runs of the reference (per
+    data set); the bound is the two-sided 1e-4 binomial interval (false-alarm rate 2e-4, seed 5)."""
+    pair, _, _ = planted.alg3_pair()
+    eps = 2.0
+    c = planted.alg4_constants(eps)
+    runs = 20_000
+    for data, sign in ((pair.dataset, +1), (pair.neighbour, -1)):
+        out = _alg4(alg.localization, data, eps, runs=runs, rng=5)
+        hits = int(np.sum((out.localization.centres[:, 0] >= 1 / planted.ALG3_N) & (out.theta[:, 0] > 0.02)))
+        p = planted.alg4_rectangle_probability(1 / planted.ALG3_N, 0.02, rate=c["rate"],
+                                               coefficient=c["coefficient"], sign=sign)
+        lo, hi = sps.binom.ppf([5e-5, 1 - 5e-5], runs, p)
+        assert lo <= hits <= hi, (sign, hits, p * runs)
+
+
+def test_alg4_twin_is_a_real_violation_and_the_reference_is_not():
+    eps = 2.0
+    ref, twin = planted.alg4_constants(eps), planted.alg4_constants(2 * eps)
+    n, r = planted.ALG3_N, planted.ALG3_RADIUS
+    # the supremum of the transcript's log ratio: theta_0 beyond 1/n and theta = R
+    assert ref["rate"] * 2 / n + 2 * ref["coefficient"] * r == pytest.approx(eps * (1 / 1.1) * (1 / 2 + 1 / 4),
+                                                                             rel=1e-5)
+    t1, p, q = planted.alg4_best_rectangle(eps, rate=twin["rate"], coefficient=twin["coefficient"])
+    assert math.log(p / q) > eps + 0.2 and p > 0.1
+
+
+# --------------------------------------------------------------------------------------------
+# Theorem III.4: the warm-start twin and the exact output law of the grid walk
+
+
+def _gw(sampler, data, **kw):
+    _, loss, domain = planted.gridwalk_pair()
+    return alg.exp_sampling(data, loss=loss, domain=domain, epsilon=1.0, sampler=sampler, **kw)
+
+
+def test_warm_start_twin_is_the_reference_started_at_the_mode_with_2N_steps():
+    pair, loss, domain = planted.gridwalk_pair()
+    ref_prep = gw.GridWalkSampler().prepare(loss=loss, data=pair.dataset, domain=domain, epsilon=1.0)
+    twin_prep = planted.WarmStartGridWalk().prepare(loss=loss, data=pair.dataset, domain=domain, epsilon=1.0)
+    big_n = ref_prep.constants.grid_size
+    assert twin_prep.constants == dataclasses.replace(ref_prep.constants, steps=2 * big_n)
+    mode = int(np.argmax(ref_prep.log_weight_grid()))
+    assert mode == big_n - 1  # the data set's minimiser is +1: the last cell
+    np.testing.assert_array_equal(twin_prep.start_cells(3), np.full((3, 1), mode))
+    rec = Recorder(4)
+    twin = _gw(planted.WarmStartGridWalk(), pair.dataset, runs=50, noise=rec)
+    # the reference with exactly those two edits, fed the same tape
+    replay = Replay(rec.tape)
+    with pytest.warns(PrivacyLeakWarning), mock.patch.object(
+            gw.PreparedGridWalk, "start_cells", lambda self, m: np.full((m, 1), mode, dtype=np.int64)):
+        ref = _gw(gw.GridWalkSampler(steps=2 * big_n), pair.dataset, runs=50, noise=replay)
+    replay.assert_consumed()
+    np.testing.assert_array_equal(twin, ref)
+
+
+def test_gridwalk_output_law_at_the_rule_is_the_exponential_mechanism():
+    """At the rule's K the exact law is within the certified Dist_inf of ``exp(c S y)`` on [-1, 1]."""
+    pair, loss, domain = planted.gridwalk_pair()
+    y = np.linspace(-1, 1, 2001)
+    for data, s in ((pair.dataset, 1.0), (pair.neighbour, -1.0)):
+        prep = gw.GridWalkSampler().prepare(loss=loss, data=data, domain=domain, epsilon=1.0)
+        law = planted.gridwalk_output_law(prep, start=int(prep.start_cells(1)[0, 0]), steps=prep.constants.steps)
+        assert law["cells"].sum() == pytest.approx(1.0, abs=1e-9)
+        c = prep.constants.coefficient
+        exact = c * s * y - math.log(2 * math.sinh(c) / c)  # log density of exp(c S y), S = s
+        assert np.max(np.abs(law["log_density"](y) - exact)) <= prep.constants.dist_inf
+    laws = [planted.gridwalk_output_law(p, start=int(p.start_cells(1)[0, 0]), steps=p.constants.steps)
+            for p in (gw.GridWalkSampler().prepare(loss=loss, data=d, domain=domain, epsilon=1.0)
+                      for d in (pair.dataset, pair.neighbour))]
+    assert planted.gridwalk_exact_epsilon(*laws) == pytest.approx(2 * c, rel=1e-3)  # 2 c = epsilon/6
+
+
+@pytest.mark.parametrize("sampler", [gw.GridWalkSampler(), planted.WarmStartGridWalk()], ids=["rule", "twin"])
+def test_gridwalk_output_law_matches_the_sampler(sampler):
+    """Kolmogorov-Smirnov test of 3000 sampler outputs against the exact CDF (false-alarm rate
+    1e-4 per data set, seed 8)."""
+    pair, loss, domain = planted.gridwalk_pair()
+    for data in (pair.dataset, pair.neighbour):
+        prep = sampler.prepare(loss=loss, data=data, domain=domain, epsilon=1.0)
+        law = planted.gridwalk_output_law(prep, start=int(prep.start_cells(1)[0, 0]), steps=prep.constants.steps)
+        out = prep.sample(runs=3000, rng=8)[:, 0]
+        result = sps.kstest(out, lambda t: planted.gridwalk_threshold_probabilities(law, t))
+        assert result.pvalue > 1e-4, result
