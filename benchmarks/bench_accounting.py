@@ -25,6 +25,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # run without installing
 
 from spec import rdp  # noqa: E402
+from spec.gaussian import exact_epsilon  # noqa: E402
 
 
 def _timed(fn, repeats: int):
@@ -37,7 +38,7 @@ def _timed(fn, repeats: int):
     return value, statistics.median(times)
 
 
-def main(argv=None) -> int:
+def main(argv=None, out=print) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--steps", type=int, default=10_000)
@@ -56,21 +57,16 @@ def main(argv=None) -> int:
         (eps, order), seconds = _timed(lambda kw=kw: rdp.epsilon_and_order(**common, **kw), args.repeats)
         rows.append((label, f"{eps:.6g}", f"{order}", f"{seconds:.3f}"))
 
-    try:  # written independently; may be absent
-        from spec.gaussian import exact_epsilon
-    except ImportError:
-        rows.append(("exact gaussian profile, no sampling", "not available", "-", "-"))
-    else:
-        eps, seconds = _timed(
-            lambda: exact_epsilon(args.delta, sigma=args.sigma, sensitivity=1.0, steps=args.steps), args.repeats)
-        rows.append(("exact gaussian profile, no sampling", f"{eps:.6g}", "-", f"{seconds:.3f}"))
+    eps, seconds = _timed(
+        lambda: exact_epsilon(args.delta, sigma=args.sigma, sensitivity=1.0, steps=args.steps), args.repeats)
+    rows.append(("exact gaussian profile, no sampling", f"{eps:.6g}", "-", f"{seconds:.3f}"))
 
-    print(f"steps={args.steps} sigma/sensitivity={args.sigma} sampling_rate={args.rate} delta={args.delta} "
-          f"(median of {args.repeats} cold runs)")
+    out(f"steps={args.steps} sigma/sensitivity={args.sigma} sampling_rate={args.rate} delta={args.delta} "
+        f"(median of {args.repeats} cold runs)")
     header = ("method", "epsilon", "order", "seconds")
     widths = [max(len(r[i]) for r in rows + [header]) for i in range(4)]
     for row in [header] + rows:
-        print("  ".join(cell.ljust(w) for cell, w in zip(row, widths)))
+        out("  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip())
     return 0
 
 

@@ -211,12 +211,12 @@ def _refine(x, u, upper, lower, *, loss, data, domain, big_m, tol, max_iteration
     m = x.shape[0]
 
     def objective(pts, targets):
-        return loss.total(pts, data) + big_m * np.linalg.norm(targets - pts, axis=-1)
+        return loss.total(pts, data, check=False) + big_m * np.linalg.norm(targets - pts, axis=-1)
 
     def subgradient(pts, targets):
         diff = pts - targets
         norm = np.linalg.norm(diff, axis=-1, keepdims=True)
-        return loss.total_gradient(pts, data) + big_m * diff / norm  # pts != targets: theta not in C
+        return loss.total_gradient(pts, data, check=False) + big_m * diff / norm  # pts != targets: theta not in C
 
     step = np.maximum(np.linalg.norm(x - u, axis=-1), 1e-12) / big_m
     active = np.arange(m)

@@ -29,11 +29,11 @@ Bounds checks
 ``check_data(data)`` raises :class:`DataBoundError` naming the first offending row, its norm
 (or label) and the bound. Norm bounds are checked with a relative tolerance of 1e-12
 (``norm <= bound * (1 + 1e-12)``), so data normalised to the bound in floating point is
-accepted. An accepted row may thus exceed the bound by a relative 1e-12, and the constants
-then hold up to that factor: a change in any calibration far below the precision of a privacy
-claim, stated here rather than hidden. Algorithms call
-``validate_data(data)`` once when they are configured; ``value``/``total`` (and gradients)
-check bounds only when passed ``check=True``, but always reject non-finite rows.
+accepted (see :data:`BOUND_TOLERANCE`). ``value``, ``gradient``, ``total`` and
+``total_gradient`` (and ``mean``, ``mean_gradient``) check the rows, and ``theta`` against
+``domain_radius``, by default (``check=True``) and always reject non-finite rows. Algorithms
+call ``validate_data(data)`` once when they are configured and then pass ``check=False`` in
+their inner loops, where the rows are that checked snapshot.
 """
 
 from __future__ import annotations
@@ -67,7 +67,17 @@ __all__ = [
     "BOUND_TOLERANCE",
 ]
 
-#: Relative tolerance of the data norm checks (floating rounding of normalised data).
+#: Relative tolerance of the norm checks: a row passes if ``norm <= bound * (1 + BOUND_TOLERANCE)``.
+#:
+#: Why: data normalised to the bound in floating point (``x / ||x|| * bound``) has a computed
+#: norm that may exceed ``bound`` by a few units in the last place (~1e-16 relative per
+#: operation, growing with the dimension), and such data must not be rejected. What it means:
+#: an accepted row may exceed a declared bound by a relative 1e-12, so every constant derived
+#: from that bound (Lipschitz, smoothness, and the sensitivities and noise scales built on them)
+#: holds for the accepted data only up to a factor 1 + 1e-12 (or its square for quadratic
+#: terms). That is far below the precision of any privacy or utility claim, and it is a tolerance,
+#: not clipping: rows beyond it are rejected. ``theta`` is checked against ``domain_radius``
+#: with the same tolerance.
 BOUND_TOLERANCE = 1e-12
 
 _NORMALISATIONS = ("sum", "average")
@@ -312,17 +322,22 @@ class Loss(abc.ABC):
 
     # ---- evaluation -----------------------------------------------------------------------
 
-    def value(self, theta, rows, *, check: bool = False):
-        """Per-example loss, shape ``broadcast(theta.shape[:-1], rows.shape[:-1])``."""
+    def value(self, theta, rows, *, check: bool = True):
+        """Per-example loss, shape ``broadcast(theta.shape[:-1], rows.shape[:-1])``.
+
+        Rows and ``theta`` are checked against the declared bounds (:class:`DataBoundError`,
+        :class:`ParameterError`) unless ``check=False``, which is for rows already returned by
+        :meth:`validate_data` (the other evaluation methods take the same keyword).
+        """
         t, x, y = self._prepare(theta, rows, check=check)
         return _out(self._value(t, x, y))
 
-    def gradient(self, theta, rows, *, check: bool = False):
+    def gradient(self, theta, rows, *, check: bool = True):
         """Per-example (sub)gradient in theta, shape ``broadcast(...) + (p,)``."""
         t, x, y = self._prepare(theta, rows, check=check)
         return self._gradient(t, x, y)
 
-    def total(self, theta, data, *, normalisation: str = "sum", check: bool = False):
+    def total(self, theta, data, *, normalisation: str = "sum", check: bool = True):
         """Empirical risk over the ``n`` rows of ``data (..., n, k)``: shape ``broadcast(theta.shape[:-1], data.shape[:-2])``.
 
         ``normalisation="sum"`` returns sum_i l(theta; d_i) (bst14); ``"average"`` divides by n.
@@ -334,7 +349,7 @@ class Loss(abc.ABC):
             out = out / x.shape[-2]
         return _out(out)
 
-    def total_gradient(self, theta, data, *, normalisation: str = "sum", check: bool = False):
+    def total_gradient(self, theta, data, *, normalisation: str = "sum", check: bool = True):
         """Gradient of :meth:`total`, shape ``broadcast(theta.shape[:-1], data.shape[:-2]) + (p,)``."""
         validate.choice("normalisation", normalisation, _NORMALISATIONS)
         t, x, y = self._prepare(theta, data, check=check, min_ndim=2)
@@ -343,11 +358,11 @@ class Loss(abc.ABC):
             out = out / x.shape[-2]
         return out
 
-    def mean(self, theta, data, *, check: bool = False):
+    def mean(self, theta, data, *, check: bool = True):
         """``total(theta, data, normalisation="average")``."""
         return self.total(theta, data, normalisation="average", check=check)
 
-    def mean_gradient(self, theta, data, *, check: bool = False):
+    def mean_gradient(self, theta, data, *, check: bool = True):
         """``total_gradient(theta, data, normalisation="average")``."""
         return self.total_gradient(theta, data, normalisation="average", check=check)
 

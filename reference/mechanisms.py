@@ -802,7 +802,7 @@ class NoisyGradientDescent(_Mechanism):
         return rows
 
     def _gradient(self, theta, rows) -> np.ndarray:
-        return self.loss.total_gradient(theta, rows, normalisation=self.normalisation)
+        return self.loss.total_gradient(theta, rows, normalisation=self.normalisation, check=False)
 
     def _noise(self, source, t: int, runs: int) -> np.ndarray:
         """Standard normal draws of step ``t`` (1-based), shape ``(runs, p)``."""

@@ -71,6 +71,7 @@ from reference.domains import (
     _finite,
     _vector,
 )
+from reference.losses import Loss
 from spec import validate
 from spec.errors import ParameterError
 
@@ -203,6 +204,8 @@ class _Objective:
 
     def __init__(self, loss, data, regulariser, normalisation, domain):
         self.loss, self.data, self.reg = loss, data, regulariser
+        # minimise checked the data; extrapolated iterates may leave the loss's domain ball
+        self._kw = {"check": False} if isinstance(loss, Loss) else {}
         self.n = data.shape[0]
         self.weight = 1.0 if normalisation == "sum" else 1.0 / self.n
         beta, delta = _check_loss(loss)
@@ -213,21 +216,21 @@ class _Objective:
         self.strong_convexity = scale * delta + mu_r
 
     def value(self, theta):
-        v = self.weight * float(self.loss.total(theta, self.data))
+        v = self.weight * float(self.loss.total(theta, self.data, **self._kw))
         if self.reg is not None:
             v += float(self.reg.value(theta))
         return v
 
     def gradient(self, theta):
-        g = self.weight * np.asarray(self.loss.total_gradient(theta, self.data), dtype=float)
+        g = self.weight * np.asarray(self.loss.total_gradient(theta, self.data, **self._kw), dtype=float)
         if self.reg is not None:
             g = g + np.asarray(self.reg.gradient(theta), dtype=float)
         return g
 
     def terms(self, theta):
         """Per-term values (T,), subgradients (T, p) and weights (T,): examples, then r."""
-        v = np.asarray(self.loss.value(theta, self.data), dtype=float).reshape(self.n)
-        s = np.asarray(self.loss.gradient(theta, self.data), dtype=float).reshape(self.n, -1)
+        v = np.asarray(self.loss.value(theta, self.data, **self._kw), dtype=float).reshape(self.n)
+        s = np.asarray(self.loss.gradient(theta, self.data, **self._kw), dtype=float).reshape(self.n, -1)
         c = np.full(self.n, self.weight)
         if self.reg is not None:
             v = np.append(v, float(self.reg.value(theta)))

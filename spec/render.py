@@ -109,6 +109,25 @@ def _tex_escape(text: str) -> str:
     return "".join(repl.get(ch, ch) for ch in text)
 
 
+def _name_latex(record: SpecRecord, name: str) -> str:
+    """Math-mode LaTeX for a formula's name.
+
+    A name the record declares as a symbol is rendered as that symbol (``scale`` -> ``b``). Otherwise
+    a name whose first ``_``-separated part is a single letter or a Greek letter is rendered
+    by sympy with the rest as an upright subscript (``epsilon_total`` -> ``\\epsilon_{\\mathrm{total}}``);
+    any other name is one upright word (``rdp_composed`` -> ``\\mathrm{rdp\\_composed}``), since
+    italic letters in math mode would read as a product of variables.
+    """
+    declared = {s.name: s.symbol for s in record.symbols}
+    if name in declared:
+        return sp.latex(declared[name])
+    base, _, rest = name.partition("_")
+    base_tex = sp.latex(sp.Symbol(base))
+    if len(base) == 1 or base_tex.startswith("\\"):
+        return base_tex + (rf"_{{\mathrm{{{_tex_escape(rest)}}}}}" if rest else "")
+    return rf"\mathrm{{{_tex_escape(name)}}}"
+
+
 def to_latex(record: SpecRecord) -> str:
     """A LaTeX fragment (a ``description`` environment) for one record."""
     e = _tex_escape
@@ -124,7 +143,7 @@ def to_latex(record: SpecRecord) -> str:
     for a in record.assumptions:
         out.append(rf"\item[Assumption {e(a.name)}] ${sp.latex(a.relation)}$ ({e(a.statement)}).")
     for f in record.formulas:
-        out.append(rf"\item[Calibration] ${e(f.name)} = {sp.latex(f.expr)}$ ({e(f.meaning)}; "
+        out.append(rf"\item[Calibration] ${_name_latex(record, f.name)} = {sp.latex(f.expr)}$ ({e(f.meaning)}; "
                    rf"rounded {e(f.rounding.value)}).")
     c = record.privacy
     if c is not None:

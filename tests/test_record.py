@@ -132,6 +132,33 @@ def test_rendering_contains_every_part():
     assert r"\begin{description}" in tex and r"\sqrt" in tex and "Omega" not in tex
 
 
+def test_latex_renders_formula_names_as_math():
+    """Greek and single-letter names become symbols, words become upright text (not italic letters)."""
+    tex = TOY.to_latex()
+    assert r"\item[Calibration] $\sigma = " in tex  # was "$sigma = ", i.e. s*i*g*m*a in math mode
+    assert r"\item[Calibration] $\mathrm{budget} = " in tex
+    assert r"\item[Calibration] $T = " in tex
+    assert "$sigma" not in tex and "$budget" not in tex
+
+
+@pytest.mark.parametrize("record", list(spec.records()), ids=lambda r: r.id)
+def test_latex_formula_names_of_every_record(record):
+    """Each calibration line starts with the name as sympy renders it (or as the record's symbol)."""
+    declared = {s.name: s.symbol for s in record.symbols}
+    tex = record.to_latex()
+    for f in record.formulas:
+        base, _, rest = f.name.partition("_")
+        if f.name in declared:
+            expected = sp.latex(declared[f.name])
+        elif len(base) == 1 or sp.latex(sp.Symbol(base)).startswith("\\"):
+            expected = sp.latex(sp.Symbol(base)) + (r"_{\mathrm{" + rest.replace("_", r"\_") + "}}" if rest else "")
+        else:
+            expected = r"\mathrm{" + f.name.replace("_", r"\_") + "}"
+        assert rf"\item[Calibration] ${expected} = {sp.latex(f.expr)}$" in tex, f.name
+        # no bare multi-letter word directly after the opening $ of a calibration line
+        assert rf"\item[Calibration] ${f.name} =" not in tex or len(f.name) == 1, f.name
+
+
 def test_records_are_frozen_and_validated():
     with pytest.raises(Exception):
         TOY.id = "x"  # type: ignore[misc]

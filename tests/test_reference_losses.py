@@ -185,7 +185,8 @@ def test_gradient_central_differences(name, seed):
     assume(_away_from_kinks(name, theta, row))
     h = 1e-6
     eye = np.eye(P)
-    fd = (loss.value(theta + h * eye, row) - loss.value(theta - h * eye, row)) / (2 * h)
+    # theta +- h may step just outside domain_radius: the stencil is not a claim about the domain
+    fd = (loss.value(theta + h * eye, row, check=False) - loss.value(theta - h * eye, row, check=False)) / (2 * h)
     np.testing.assert_allclose(loss.gradient(theta, row), fd, rtol=1e-6, atol=1e-7)
 
 
@@ -367,8 +368,8 @@ def _grad_norm(loss, theta, row):
 
 
 def _hessian_norm_along(loss, theta, row, direction, h=1e-5):
-    g1 = loss.gradient(theta + h * direction, row)
-    g0 = loss.gradient(theta - h * direction, row)
+    g1 = loss.gradient(theta + h * direction, row, check=False)  # the stencil may leave the domain
+    g0 = loss.gradient(theta - h * direction, row, check=False)
     return float(np.linalg.norm(g1 - g0)) / (2 * h)
 
 
@@ -524,7 +525,7 @@ def test_regularised_configuration_errors():
         Regularised(make("hinge"), 0.1)
     loss = Regularised(make("hinge"), L1Regulariser(strength=0.1), dim=P)
     with pytest.raises(ParameterError, match=r"dim \(4\)"):
-        loss.value(np.zeros(3), np.zeros(4))
+        loss.value(np.zeros(3), np.array([0.0, 0.0, 0.0, 1.0]))  # a valid row (label +1) of the wrong p
 
 
 # --------------------------------------------------------------------------------------------
@@ -544,7 +545,7 @@ def test_out_of_bound_rows_rejected_with_row_norm_and_bound():
         loss.total(np.zeros(3), data, check=True)
     with pytest.raises(DataBoundError, match="row 2"):
         loss.value(np.zeros(3), data, check=True)
-    loss.total(np.zeros(3), data)  # bounds are checked only when asked
+    assert np.isfinite(loss.total(np.zeros(3), data, check=False))  # an explicit opt-out only
     labels = np.c_[np.eye(2) * 0.5, [1.0, 0.0]]
     with pytest.raises(DataBoundError, match=r"row 1 has label y = 0\.0, which must be -1 or \+1"):
         Hinge(feature_norm=1.0).check_data(labels)
@@ -595,7 +596,22 @@ def test_theta_outside_domain_rejected_when_checking():
     row = np.r_[X * U, 0.0]
     with pytest.raises(ParameterError, match=r"theta\[1\] has \|\|theta\|\|_2 = 4\.0 > domain_radius \(3\.0\)"):
         loss.value(np.array([R * U, 4.0 * U]), row, check=True)
-    loss.value(4.0 * U, row)  # not checked unless asked
+    with pytest.raises(ParameterError, match="domain_radius"):
+        loss.value(4.0 * U, row)  # checked by default
+    assert np.isfinite(loss.value(4.0 * U, row, check=False))  # an explicit opt-out only
+
+
+@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("method", ["value", "gradient", "total", "total_gradient", "mean", "mean_gradient"])
+def test_every_evaluation_rejects_out_of_bound_rows_by_default(name, method):
+    """Without a ``check`` keyword a row beyond the declared bound is rejected, never evaluated."""
+    loss = make(name)
+    data = random_rows(name, np.random.default_rng(3), 4)
+    data[2, 0] = 10.0 * (X + 1.0)  # the first feature alone exceeds every declared norm bound
+    theta = np.zeros(P)
+    rows = data if method.startswith(("total", "mean")) else data[2]
+    with pytest.raises(DataBoundError, match="row"):
+        getattr(loss, method)(theta, rows)
 
 
 # --------------------------------------------------------------------------------------------
