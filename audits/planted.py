@@ -18,6 +18,10 @@ function                           mistake
                                    the claim is for replace-one (sensitivity ``2R``)
 :func:`exponential_full_epsilon`   exponential mechanism with coefficient ``eps / Delta_u``
                                    instead of ``eps / (2 Delta_u)``
+:func:`report_noisy_max_monotone_scale`
+                                   report-noisy-max with the monotone scale ``Delta_u / eps``
+                                   on replace-one scores, which need ``2 Delta_u / eps``
+:func:`gd_scaled_noise`            noisy GD with noise ``factor x`` the calibrated sigma
 :func:`gd_reused_noise`            noisy GD drawing one noise vector and adding it every step
 :func:`classic_gaussian_beyond_validity`
                                    the classic ``sqrt(2 ln(1.25/delta)) Delta / eps`` sigma at
@@ -36,6 +40,7 @@ from __future__ import annotations
 import numpy as np
 
 from reference import mechanisms as mech
+from spec import exponential as spec_exponential
 from spec import gaussian as spec_gaussian
 from spec import validate
 
@@ -45,6 +50,8 @@ __all__ = [
     "radial_scaled_noise",
     "gaussian_add_remove_calibration",
     "exponential_full_epsilon",
+    "report_noisy_max_monotone_scale",
+    "gd_scaled_noise",
     "gd_reused_noise",
     "classic_gaussian_beyond_validity",
     "gd_best_iterate",
@@ -101,6 +108,33 @@ def exponential_full_epsilon(*, epsilon, score_bound, candidates) -> mech.Expone
     bug = mech.ExponentialSelection(coefficient=2.0 * correct.coefficient, score_bound=score_bound,
                                     candidates=candidates)
     return _label(bug, "coefficient eps/Delta_u")
+
+
+def report_noisy_max_monotone_scale(*, epsilon, score_bound, candidates) -> mech.ReportNoisyMaxSelection:
+    """Report-noisy-max at the Laplace scale ``Delta_u / epsilon`` of *monotone* scores
+    (:func:`spec.exponential.report_noisy_max_scale` with ``monotone=True``) under replace-one,
+    where one score can rise by ``Delta_u`` while another falls by ``Delta_u`` and the scale
+    must be ``2 Delta_u / epsilon``. With two candidates whose gap moves from ``-Delta_u`` to
+    ``-3 Delta_u`` the first one's probability ratio is ``e^(2 eps) (2 + eps) / (2 + 3 eps)``
+    (``ln`` of it: 1.49 at ``eps = 1``)."""
+    scale = spec_exponential.report_noisy_max_scale(epsilon=epsilon, sensitivity=score_bound,
+                                                    monotone=True)
+    bug = mech.ReportNoisyMaxSelection(scale=scale, score_bound=score_bound, candidates=candidates)
+    bug._claim(float(epsilon), 0.0)
+    return _label(bug, "monotone scale for replace-one scores")
+
+
+def gd_scaled_noise(correct: mech.NoisyGradientDescent, *, factor=0.8) -> mech.NoisyGradientDescent:
+    """``correct`` (same loss, steps, step sizes, output, claim) with ``factor * sigma`` noise.
+    Its law is the reference law at the smaller sigma, so it keeps its (own) ``logpdf``."""
+    bug = mech.NoisyGradientDescent(loss=correct.loss, sigma=_factor(factor) * correct.sigma,
+                                    steps=correct.steps, step_size=correct.step_sizes, dim=correct.dim,
+                                    normalisation=correct.normalisation, n=correct.n,
+                                    relation=correct.relation, output=correct.output,
+                                    theta0=correct.theta0)
+    if correct.epsilon is not None:
+        bug._claim(correct.epsilon, correct.delta)
+    return _label(bug, f"noise x{factor:g}")
 
 
 class _ReusedNoiseGD(mech.NoisyGradientDescent):
@@ -222,4 +256,5 @@ def gd_best_iterate(correct: mech.NoisyGradientDescent) -> mech.NoisyGradientDes
 #: Name -> planted function, for reports and the benchmark.
 PLANTED = {f.__name__: f for f in (gaussian_scaled_noise, laplace_scaled_noise, radial_scaled_noise,
                                    gaussian_add_remove_calibration, exponential_full_epsilon,
+                                   report_noisy_max_monotone_scale, gd_scaled_noise,
                                    gd_reused_noise, classic_gaussian_beyond_validity, gd_best_iterate)}

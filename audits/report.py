@@ -59,7 +59,8 @@ class Report:
     family_alpha : float
         Family-wise false-alarm rate the run is held to.
     per_audit_alpha : float
-        Error level given to each audit (``family_alpha / audits``).
+        Error level given to each audit (``family_alpha / max(audits, slots)``, see
+        :mod:`audits.plugin`).
     audits, planted : int
         Number of collected tests marked ``audit`` and ``planted``.
     factor : float
@@ -164,7 +165,8 @@ class Report:
             f"* seed: **{self.seed}** -- reproduce with `{self.command()}`",
             f"* family-wise false-alarm rate: at most **{self.family_alpha:g}** over "
             f"{self.audits} audits of correct mechanisms (Bonferroni: each audit at "
-            f"alpha = {self.per_audit_alpha:.4g})",
+            f"alpha = {self.per_audit_alpha:.4g}, one of "
+            f"{round(self.family_alpha / self.per_audit_alpha)} equal shares)",
             f"* planted-bug tests: {self.planted}, at the same per-audit alpha",
             "",
             "## Results",

@@ -20,9 +20,11 @@ import math
 
 import numpy as np
 import pytest
-from scipy import special, stats
+from scipy import integrate, special, stats
 
 from audits import add_remove_one, audit_privacy, planted, replace_one
+from audits import stats as audit_stats
+from audits.plugin import TIERS
 from reference import losses
 from reference import mechanisms as mech
 from spec import gaussian as spec_gaussian
@@ -291,12 +293,18 @@ def score_pair():
 EXPO = mech.ExponentialSelection.calibrated(epsilon=EPSILON, score_bound=SCORE_B, candidates=2)
 
 
-def _expo_runs(audit):
-    bug = planted.exponential_full_epsilon(epsilon=EPSILON, score_bound=SCORE_B, candidates=2)
+def _selection_runs(audit, bug):
+    """Point-mode runs to flag a selection bug from its exact pmfs on the score pair (every
+    single-candidate event, both directions)."""
     pair = score_pair()
     p, q = bug.pmf(pair.dataset), bug.pmf(pair.neighbour)
     return audit.runs_for_point(np.concatenate([p, q]), np.concatenate([q, p]), epsilon=EPSILON,
                                 power=DESIGN_POWER, minimum=POINT_MINIMUM)
+
+
+def _expo_runs(audit):
+    return _selection_runs(audit, planted.exponential_full_epsilon(epsilon=EPSILON, score_bound=SCORE_B,
+                                                                   candidates=2))
 
 
 def test_score_pair_log_ratios():
@@ -332,11 +340,70 @@ def test_planted_exponential_full_epsilon_is_flagged(audit):
     assert result.violated, str(result)
 
 
+# Report noisy max on the same pair; planted: the monotone scale B/eps (enough when all scores
+# move together, as under add/remove-one) for replace-one scores, which need 2B/eps. With two
+# candidates, candidate 0 wins when L_0 - L_1 > (u_1 - u_0)/b, and the difference X of two
+# standard Laplace variables has P[X > x] = (2 + x) e^-x / 4 for x >= 0: the gap moves from B to
+# 3B, so the log ratio of candidate 0 is 2B/b + ln((2 + B/b) / (2 + 3B/b)): 0.66 at b = 2B/eps,
+# 1.49 at the planted b = B/eps (claim: 1).
+
+RNM = mech.ReportNoisyMaxSelection.calibrated(epsilon=EPSILON, score_bound=SCORE_B, candidates=2)
+
+
+def _rnm_bug():
+    return planted.report_noisy_max_monotone_scale(epsilon=EPSILON, score_bound=SCORE_B, candidates=2)
+
+
+def rnm_first_probability(scale, scores):
+    """P[argmax = 0] for two candidates by quadrature: the integral over x of the Laplace
+    density of u_0 + scale L_0 at x times the Laplace CDF of u_1 + scale L_1 at x."""
+    u0, u1 = (float(u) for u in scores)
+
+    def integrand(x):
+        return stats.laplace.pdf(x, u0, scale) * stats.laplace.cdf(x, u1, scale)
+
+    cuts = [-math.inf, min(u0, u1), max(u0, u1), math.inf]
+    return math.fsum(integrate.quad(integrand, a, b, epsabs=1e-14, epsrel=1e-12)[0]
+                     for a, b in zip(cuts[:-1], cuts[1:]))
+
+
+def rnm_true_epsilon(mechanism, pair):
+    """max over outputs and both orders of |ln P[M(D) = r] / P[M(D') = r]|, by quadrature."""
+    p0 = rnm_first_probability(mechanism.scale, mechanism.scores(pair.dataset))
+    q0 = rnm_first_probability(mechanism.scale, mechanism.scores(pair.neighbour))
+    return max(abs(math.log(p0 / q0)), abs(math.log((1 - p0) / (1 - q0)))), (p0, q0)
+
+
+def test_report_noisy_max_twin_exceeds_its_claim():
+    """The quadrature against the closed form above and the mechanisms' own pmfs: the correct
+    scale stays within eps = 1 on the pair, the planted scale exceeds it."""
+    pair = score_pair()
+    assert _rnm_bug().scale == pytest.approx(RNM.scale / 2, rel=1e-12)  # half the noise
+    for mechanism in (RNM, _rnm_bug()):
+        true_eps, (p0, q0) = rnm_true_epsilon(mechanism, pair)
+        x = SCORE_B / mechanism.scale
+        assert p0 == pytest.approx((2 + x) * math.exp(-x) / 4, rel=1e-9)
+        assert q0 == pytest.approx((2 + 3 * x) * math.exp(-3 * x) / 4, rel=1e-9)
+        assert mechanism.pmf(pair.dataset)[0] == pytest.approx(p0, rel=1e-6)
+        assert mechanism.pmf(pair.neighbour)[0] == pytest.approx(q0, rel=1e-6)
+        assert true_eps == pytest.approx(2 * x + math.log((2 + x) / (2 + 3 * x)), rel=1e-9)
+    assert rnm_true_epsilon(RNM, pair)[0] < EPSILON < rnm_true_epsilon(_rnm_bug(), pair)[0] - 0.4
+
+
+def _rnm_runs(audit):
+    return _selection_runs(audit, _rnm_bug())
+
+
 @pytest.mark.audit
 def test_report_noisy_max_holds(audit):
-    rnm = mech.ReportNoisyMaxSelection.calibrated(epsilon=EPSILON, score_bound=SCORE_B, candidates=2)
-    result = _run(audit, rnm, score_pair(), _expo_runs(audit), delta=0.0)
+    result = _run(audit, RNM, score_pair(), _rnm_runs(audit), delta=0.0)
     assert not result.violated, str(result)
+
+
+@pytest.mark.planted
+def test_planted_report_noisy_max_monotone_scale_is_flagged(audit):
+    result = _run(audit, _rnm_bug(), score_pair(), _rnm_runs(audit), delta=0.0)
+    assert result.violated, str(result)
 
 
 # --------------------------------------------------------------------------------------------
@@ -348,15 +415,115 @@ GD_LAST = mech.NoisyGradientDescent.calibrated(
     dim=1)
 
 
+def _gd_last_runs(audit):
+    return audit.runs_for_gaussian(sigma=GD_LAST.sigma,
+                                   sensitivity=math.sqrt(T_LINEAR) * GD_LAST.sensitivity,
+                                   power=DESIGN_POWER)
+
+
+def gaussian_delta(eps, mu):
+    """Exact profile of a Gaussian shift of mu standard deviations (written out here, not spec's)."""
+    return float(special.ndtr(mu / 2 - eps / mu) - math.exp(eps) * special.ndtr(-mu / 2 - eps / mu))
+
+
+def gd_output_mu(gd, pair):
+    """mu of the last iterate on the pair: with the linear loss the gradient does not depend on
+    theta, so the same noise on both datasets cancels in the difference of the outputs (the
+    mean shift); the noise is sigma times sum_t eta_t z_t, of sd sigma sqrt(sum_t eta_t^2)."""
+    shift = gd(pair.dataset, 1, np.random.default_rng(0)) - gd(pair.neighbour, 1, np.random.default_rng(0))
+    return float(np.linalg.norm(shift[0])) / (gd.sigma * math.sqrt(math.fsum(gd.step_sizes**2)))
+
+
+def test_noisy_gd_last_iterate_law_and_its_planted_twin():
+    """The last iterate on the pair is N(., (sigma sqrt(Q_T))^2) shifted by mu = sqrt(T) Delta /
+    sigma standard deviations, so the declared profile is its exact profile (the audit can be
+    tight), and noise x factor (every tier's factor) has true delta above the claimed 1e-5 at
+    eps = 1: the twin's violation is real."""
+    mu = gd_output_mu(GD_LAST, value_pair())
+    assert mu == pytest.approx(math.sqrt(T_LINEAR) * GD_LAST.sensitivity / GD_LAST.sigma, rel=1e-12)
+    for eps in (0.0, 0.5, EPSILON, 2.0):
+        assert GD_LAST.profile()(eps) == pytest.approx(gaussian_delta(eps, mu), rel=1e-6, abs=1e-15)
+    assert gaussian_delta(EPSILON, mu) <= DELTA * (1 + 1e-6)
+    for factor in TIERS.values():
+        bug = planted.gd_scaled_noise(GD_LAST, factor=factor)
+        bug_mu = gd_output_mu(bug, value_pair())
+        assert bug_mu == pytest.approx(mu / factor, rel=1e-12)
+        assert gaussian_delta(EPSILON, bug_mu) > 1.5 * DELTA
+
+
 @pytest.mark.audit
 def test_noisy_gd_last_iterate_holds_its_composed_profile(audit):
     """theta_T is Gaussian with shift S_T Delta and sd sigma sqrt(Q_T) (constant steps: the
     composed mu); audited against spec.gaussian.profile(steps=T)."""
-    runs = audit.runs_for_gaussian(sigma=GD_LAST.sigma,
-                                   sensitivity=math.sqrt(T_LINEAR) * GD_LAST.sensitivity,
-                                   power=DESIGN_POWER)
-    result = _run(audit, GD_LAST, value_pair(), runs, profile=GD_LAST.profile())
+    result = _run(audit, GD_LAST, value_pair(), _gd_last_runs(audit), profile=GD_LAST.profile())
     assert not result.violated, str(result)
+
+
+@pytest.mark.planted
+def test_planted_noisy_gd_scaled_noise_is_flagged_in_profile_mode(audit):
+    bug = planted.gd_scaled_noise(GD_LAST, factor=audit.factor)
+    result = _run(audit, bug, value_pair(), _gd_last_runs(audit), profile=GD_LAST.profile())
+    assert result.violated and result.profile_violated, str(result)
+
+
+# Near-tightness in profile mode, two ways.
+#
+# 1. A level for epsilon_lower. The statistic is the log-likelihood ratio (LLR), affine in
+# theta_T; in units of its standard deviation the output is N(mu, 1) on the dataset and N(0, 1)
+# on the neighbour, so a fixed event {LLR > t} has P_p = Phi(mu - z), P_q = Phi(-z) for the
+# matching z. The audit's epsilon_lower is a maximum over threshold events, and the largest
+# sample value <= t gives an event with the counts of {LLR > t}, so
+#     epsilon_lower >= ln((K_p/n - r - delta) / (K_q/n + r))    (r: the DKW radius)
+# with K_p ~ Bin(n, P_p), K_q ~ Bin(n, P_q) the counts of {LLR > t}. With k_p the a/2 quantile
+# of Bin(n, P_p) and k_q the 1 - a/2 quantile of Bin(n, P_q) (exact, scipy),
+# P[K_p < k_p] <= a/2 and P[K_q > k_q] <= a/2, so for the z fixed in advance that maximises it,
+#     epsilon_lower >= ln((k_p/n - r - delta) / (k_q/n + r))
+# except with probability a. With a = the plugin's alpha the test counts as one audit of the
+# family. This catches an audit that loses power (wider bands, lost events); it cannot tell the
+# claim from a somewhat looser one, which is what the second test does.
+#
+# 2. A claim stronger by the tier's factor (the profile of noise sigma / factor: mu x factor) is
+# refuted for the correct mechanism, by the same audit at the same runs: statistically the same
+# configuration as the noise x factor twin, so the same design power. Between the two verdicts
+# the audit places the true mu within a factor of the tier's.
+
+_Z = np.linspace(-3.0, 8.0, 11001)
+
+
+def tightness_level(mu, n, alpha):
+    """epsilon_lower of a profile audit of an exact N(mu, 1)-vs-N(0, 1) pair with n runs per
+    dataset is at least this, except with probability alpha (comment above)."""
+    r = audit_stats.dkw_radius(n, alpha / 2)
+    k_p = stats.binom.ppf(alpha / 2, n, special.ndtr(mu - _Z))
+    k_q = stats.binom.isf(alpha / 2, n, special.ndtr(-_Z))
+    level = np.log(np.maximum(k_p / n - r - DELTA, 1e-300) / (k_q / n + r))
+    j = int(np.argmax(level))
+    # The quantiles' defining tails, at the chosen z: P[K_p < k_p] and P[K_q > k_q] <= alpha/2.
+    assert stats.binom.cdf(k_p[j] - 1, n, special.ndtr(mu - _Z[j])) <= alpha / 2
+    assert stats.binom.sf(k_q[j], n, special.ndtr(-_Z[j])) <= alpha / 2
+    return max(0.0, float(level[j]))
+
+
+@pytest.mark.audit
+def test_noisy_gd_last_iterate_is_nearly_tight_in_profile_mode(audit):
+    mu = gd_output_mu(GD_LAST, value_pair())
+    result = _run(audit, GD_LAST, value_pair(), _gd_last_runs(audit), profile=GD_LAST.profile())
+    n = result.counts["band_runs"]
+    assert result.counts["band_radius"] == audit_stats.dkw_radius(n, audit.alpha / 2)
+    level = tightness_level(mu, n, audit.alpha)
+    assert level > 0  # 0.2 at the smoke tier's runs: the assertion is not vacuous
+    assert result.epsilon_lower >= level, f"{result} (level {level:.3g})"
+
+
+@pytest.mark.planted
+def test_noisy_gd_claim_stronger_than_its_profile_is_refuted(audit):
+    mu = gd_output_mu(GD_LAST, value_pair())
+    stronger = spec_gaussian.profile(sigma=GD_LAST.sigma / audit.factor,
+                                     sensitivity=GD_LAST.sensitivity, steps=T_LINEAR)
+    # The claim is really violated: the mechanism's exact delta exceeds it (at eps = 1, say).
+    assert gaussian_delta(EPSILON, mu) > 1.5 * stronger(EPSILON)
+    result = _run(audit, GD_LAST, value_pair(), _gd_last_runs(audit), profile=stronger)
+    assert result.violated and result.profile_violated, str(result)
 
 
 def logistic_pair():

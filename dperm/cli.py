@@ -20,6 +20,8 @@ This interface is stable (external checks rely on it):
   key is listed in ``"infinite"``. ``calibrate``/``epsilon`` objects also carry
   ``"neighbouring"`` (the relation under which ``--sensitivity`` is meant) and ``"warnings"``.
 * Exit status 0 on success, 2 on bad arguments with a one-line ``dperm: error: ...`` on stderr.
+  ``dperm audit`` also exits 1 when the claim is refuted and 3 when the audited code itself
+  raises (the traceback is printed).
 * A :class:`~spec.errors.PrivacyLeakWarning` (e.g. ``--method zhang17`` at a large epsilon,
   where the paper's formula is not (epsilon, delta)-DP) is printed as one line
   ``dperm: warning: ...`` on stderr and listed in the JSON ``"warnings"``; the exit status stays

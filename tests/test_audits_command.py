@@ -24,6 +24,28 @@ USER_FILE = textwrap.dedent('''
     def wrong_shape(data, runs, rng):
         return np.zeros(runs + 1)
 
+    def type_bug(data, runs, rng):
+        return data.sum() + rng.laplace(size=runs) + None  # TypeError inside the mechanism
+
+    def parameter_bug(data, runs, rng):
+        from spec import validate
+        return data.sum() + rng.laplace(scale=validate.epsilon(-1.0), size=runs)
+
+    class WithDensity:
+        def __call__(self, data, runs, rng):
+            return data.sum() + rng.laplace(size=runs)
+
+        def logpdf(self, data, outputs):
+            return -np.abs(outputs - data.sum()) + undefined_name  # NameError
+
+    with_density = WithDensity()
+
+    def failing_pair():
+        raise TypeError("pair factory bug")
+
+    def failing_profile(eps):
+        raise ValueError("profile bug")
+
     class Mechanisms:
         gaussian = staticmethod(lambda data, runs, rng: data.sum() + 4.0 * rng.standard_normal(runs))
 
@@ -128,6 +150,8 @@ def test_random_seed_is_printed_and_reproduces_the_run(user_file, capsys):
     (["{f}:wrong_shape", "--pair", "{f}:PAIR", "--epsilon", "1", "--runs", "200"], "mechanism wrong_shape"),
     (["{f}:laplace", "--pair", "{f}:TUPLE", "--epsilon", "1", "--relation", "add-remove-one"],
      "differ in size by exactly one"),
+    (["{f}:laplace", "--pair", "{f}:PAIR", "--epsilon", "1", "--profile", "{f}:NUMBER"],
+     "profile (3) must be a callable"),
 ])
 def test_bad_arguments_exit_two_with_one_line(user_file, capsys, argv, message):
     argv = [a.replace("{f}", str(user_file)) for a in argv]
@@ -157,3 +181,37 @@ def test_argparse_usage_errors_exit_two(user_file):
 def test_main_runs_end_to_end(user_file, capsys):
     assert command.main([f"{user_file}:laplace", "--pair", f"{user_file}:PAIR", "--epsilon", "1",
                          "--runs", "500", "--seed", "2"]) == 0
+
+
+@pytest.mark.parametrize("argv,where,error", [
+    (["{f}:type_bug", "--pair", "{f}:PAIR", "--epsilon", "1"], "mechanism {f}:type_bug",
+     "TypeError: unsupported operand type(s) for +: 'float' and 'NoneType'"),
+    (["{f}:parameter_bug", "--pair", "{f}:PAIR", "--epsilon", "1"], "mechanism {f}:parameter_bug",
+     "spec.errors.PrivacyParameterError: epsilon (-1.0) must be > 0"),
+    (["{f}:with_density", "--pair", "{f}:PAIR", "--epsilon", "1"], "{f}:with_density.logpdf",
+     "NameError: name 'undefined_name' is not defined"),
+    (["{f}:laplace", "--pair", "{f}:failing_pair", "--epsilon", "1"], "pair factory {f}:failing_pair",
+     "TypeError: pair factory bug"),
+    (["{f}:laplace", "--pair", "{f}:PAIR", "--epsilon", "1", "--profile", "{f}:failing_profile"],
+     "profile {f}:failing_profile", "ValueError: profile bug"),
+])
+def test_errors_inside_user_code_exit_three_with_the_traceback(user_file, capsys, argv, where, error):
+    """A TypeError or ParameterError raised by the user's own code is a bug in that code: exit
+    status 3 and its traceback, never the one-line 'bad arguments' of status 2 (nor status 1,
+    a refuted claim)."""
+    argv = [a.replace("{f}", str(user_file)) for a in argv + ["--runs", "200", "--seed", "1"]]
+    assert audit(argv) == command.EXIT_USER_ERROR == 3
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    first, *rest = captured.err.splitlines()
+    assert first.startswith(f"dperm audit: error inside {where.replace('{f}', str(user_file))} ")
+    assert "Traceback (most recent call last):" in rest and rest[-1] == error
+    assert f'File "{user_file}"' in captured.err  # the frame inside the user's file is shown
+
+
+def test_errors_inside_user_code_through_the_dperm_command(user_file, capsys):
+    from dperm import cli
+
+    status = cli.main(["audit", f"{user_file}:type_bug", "--pair", f"{user_file}:PAIR",
+                       "--epsilon", "1", "--runs", "200", "--seed", "1"])
+    assert status == 3 and "Traceback" in capsys.readouterr().err

@@ -4,6 +4,9 @@ throw-away pytest sessions through ``pytester``."""
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 
@@ -52,7 +55,8 @@ def test_planted(audit):
 
 def test_context(audit):
     with open("context.txt", "a") as fh:
-        fh.write(f"{audit.nodeid} {audit.seed} {audit.alpha!r} {audit.tier} {audit.factor}\\n")
+        fh.write(f"{audit.nodeid} {audit.seed} {audit.alpha!r} {audit.tier} {audit.factor} "
+                 f"{audit.runs_for_gaussian(sigma=3.73)}\\n")
 '''
 
 
@@ -78,13 +82,13 @@ def test_header_summary_and_family_wise_alpha(suite):
     result.stdout.fnmatch_lines([
         "dperm audits: tier smoke, seed 42 (reproduce with --audit-tier=smoke --audit-seed=42)",
         "*dperm audits*",
-        "family-wise false-alarm rate <= 0.01: 3 audits at alpha = 0.003333 each (Bonferroni); "
-        "1 planted-bug tests at the same alpha",
+        "family-wise false-alarm rate <= 0.01: 3 audits at alpha = 0.0001563 each (Bonferroni "
+        "over 64 slots); 1 planted-bug tests at the same alpha",
         "*4 results recorded: 1 privacy claims refuted, 0 rate audits failed*",
     ])
     result.stdout.fnmatch_lines(["[[]audit[]] test_suite.py::test_planted: (1, 0)-DP claim:*REFUTED"])
-    (_, seed, alpha, tier, factor), = contexts(suite)
-    assert float(alpha) == pytest.approx(0.01 / 3) and tier == "smoke" and float(factor) == 0.8
+    (_, seed, alpha, tier, factor, _), = contexts(suite)
+    assert float(alpha) == 0.01 / plugin.FAMILY_SLOTS and tier == "smoke" and float(factor) == 0.8
     assert int(seed) == plugin.derive_seed(42, "test_suite.py::test_context")
 
 
@@ -93,15 +97,77 @@ def test_seeds_are_per_test_and_reproduce_under_selection(suite):
     full = contexts(suite)
     run(suite, "--audit-seed=7", "-k", "context")
     selected = contexts(suite)
-    assert selected == full  # same seed and the same alpha (audits counted before -k)
+    assert selected == full  # same seed, alpha and run count
     run(suite, "--audit-seed=8")
     assert contexts(suite)[0][1] != full[0][1]
     assert plugin.derive_seed(7, "a::b") != plugin.derive_seed(7, "a::c")
 
 
+OTHER = '''
+import pytest
+
+@pytest.mark.audit
+@pytest.mark.parametrize("k", range(5))
+def test_more(audit, k):
+    pass
+
+def test_context(audit):
+    with open("context.txt", "a") as fh:
+        fh.write(f"{audit.nodeid} {audit.seed} {audit.alpha!r} {audit.tier} {audit.factor} "
+                 f"{audit.runs_for_gaussian(sigma=3.73)}\\n")
+'''
+
+
+def test_alpha_and_run_counts_do_not_depend_on_the_selection(suite):
+    """A node id collects one test and a file only its own: the alpha (hence the run counts and
+    the verdicts) is that of the full run, one of FAMILY_SLOTS shares. (With alpha = 0.01 / K
+    it would be 0.01 / 3 in the full run and 0.01 alone.)"""
+    suite.makepyfile(test_other=OTHER)
+    run(suite, "--audit-seed=7").assert_outcomes(passed=11)
+    full = sorted(contexts(suite))
+    assert [row[0] for row in full] == ["test_other.py::test_context", "test_suite.py::test_context"]
+    run(suite, "--audit-seed=7", "test_suite.py::test_context").assert_outcomes(passed=1)
+    alone = contexts(suite)
+    run(suite, "--audit-seed=7", "test_other.py").assert_outcomes(passed=6)
+    one_file = contexts(suite)
+    assert alone == [full[1]] and one_file == [full[0]]
+    assert {float(row[2]) for row in full} == {0.01 / plugin.FAMILY_SLOTS}
+    assert int(full[0][5]) == stats.runs_for_gaussian(sigma=3.73, factor=0.8, alpha=0.01 / 64,
+                                                      power=plugin.POWER)
+
+
+def test_more_audits_than_slots_fall_back_to_bonferroni_over_all(pytester):
+    pytester.makepyfile(test_many='''
+import pytest
+
+@pytest.mark.audit
+@pytest.mark.parametrize("k", range(80))
+def test_audit(audit, k):
+    assert audit.alpha == 0.01 / 80
+''')
+    result = run(pytester)
+    result.assert_outcomes(passed=80)
+    result.stdout.fnmatch_lines([
+        "*80 audits at alpha = 0.000125 each (Bonferroni over 80 slots)*",
+        "more audits (80) than budget slots (64): alpha depends on the selection*",
+    ])
+
+
+def test_repository_suite_fits_in_the_budget_slots():
+    """The repository's own audits (all test paths, as a bare ``pytest`` collects them) number
+    at most FAMILY_SLOTS, so every selection of them runs at the alpha of the full run."""
+    root = Path(__file__).resolve().parents[1]
+    out = subprocess.run([sys.executable, "-m", "pytest", "--collect-only", "-q", "-m", "audit",
+                          "-p", "no:cacheprovider"], cwd=root, capture_output=True, text=True,
+                         check=True).stdout
+    audits = [line for line in out.splitlines() if "::" in line]
+    assert any(line.startswith("audits/test_primitives.py::") for line in audits)
+    assert len(audits) <= plugin.FAMILY_SLOTS, f"{len(audits)} audits: raise FAMILY_SLOTS"
+
+
 def test_tiers_and_random_seed(suite):
     run(suite, "--audit-tier=deep", "--audit-seed=random")
-    (_, seed, _, tier, factor), = contexts(suite)
+    (_, seed, _, tier, factor, _), = contexts(suite)
     assert tier == "deep" and float(factor) == 0.95
     result = run(suite, "--audit-seed=-3")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
@@ -123,7 +189,7 @@ def test_report_is_written_and_reproducible(suite, monkeypatch):
     one.pop("timings"), two.pop("timings")
     assert one == two
     assert one["seed"] == 5 and one["audits"] == 3 and one["planted"] == 1
-    assert one["per_audit_alpha"] == pytest.approx(0.01 / 3) and one["family_alpha"] == 0.01
+    assert one["per_audit_alpha"] == 0.01 / 64 and one["family_alpha"] == 0.01
     kinds = {e["nodeid"]: [r["result_type"] for r in e["results"]]
              for e in one["entries"]}
     assert kinds["test_suite.py::test_rate"] == ["rate"]
@@ -133,6 +199,7 @@ def test_report_is_written_and_reproducible(suite, monkeypatch):
     md = (out1 / "report.md").read_text()
     assert "pytest audits --audit-tier=smoke --audit-seed=5" in md
     assert "family-wise false-alarm rate: at most **0.01**" in md and "plots skipped" in md
+    assert "alpha = 0.0001563, one of 64 equal shares" in md
     assert "REFUTED" in md
     other = run(suite, "--audit-seed=6", f"--audit-report={out2}")
     other.assert_outcomes(passed=5)
@@ -159,7 +226,7 @@ def test_overclaimed(audit):
     result.assert_outcomes(failed=1)
     data = json.loads((out / "report.json").read_text())
     assert data["entries"][0]["outcome"] == "failed"
-    assert data["per_audit_alpha"] == 0.01
+    assert data["per_audit_alpha"] == 0.01 / 64
 
 
 def test_fixture_run_counts_use_the_tier_and_alpha(pytester):
@@ -180,7 +247,7 @@ def test_one(audit):
 
 @pytest.mark.audit
 def test_two(audit):
-    assert audit.alpha == 0.005 and audit.factor == 0.9
+    assert audit.alpha == 0.01 / 64 and audit.factor == 0.9
 ''')
     run(pytester, "--audit-tier=standard").assert_outcomes(passed=2)
 
@@ -204,8 +271,10 @@ def test_report_object_directly(tmp_path, monkeypatch):
 
 
 def test_per_audit_alpha_helper():
-    assert plugin.per_audit_alpha(0) == 0.01
-    assert plugin.per_audit_alpha(4) == 0.0025
+    assert plugin.FAMILY_SLOTS == 64 and plugin.FAMILY_ALPHA == 0.01
+    assert plugin.per_audit_alpha(0) == plugin.per_audit_alpha(64) == 0.01 / 64
+    assert plugin.per_audit_alpha(100) == 0.0001  # more audits than slots: 0.01 / K
+    assert plugin.per_audit_alpha(4, slots=1) == 0.0025
     assert plugin.TIERS == {"smoke": 0.8, "standard": 0.9, "deep": 0.95}
     assert stats.SELECTION_FRACTION == 0.15
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import math
+from fractions import Fraction
 
 import numpy as np
 import pytest
@@ -152,9 +153,168 @@ def violations(reps, audit):
     ("randomized response profile (claim attained)", 60,
      lambda s: audit_privacy(randomized_response(1.0), BITS, epsilon=1.0, runs=300,
                              alpha=META_ALPHA, seed=s, profile=rr_profile(1.0))),
+    ("disclosing randomized response profile (delta binds)", 60,
+     lambda s: audit_privacy(disclosing_rr, BITS, epsilon=EPS_RR, delta=float(DELTA_RR), runs=500,
+                             alpha=META_ALPHA, seed=s, profile=disclosing_rr_profile)),
 ])
 def test_false_alarm_rate_is_at_most_alpha(name, reps, audit):
     assert violations(reps, audit) <= meta_limit(reps)
+
+
+# Delta binding. Randomized response at eps = ln 3 (the true bit kept with probability 3/4)
+# that, with probability DELTA_RR, discloses the bit instead (outputs 2 + bit). Its law is
+# rational, so its privacy profile is computed exactly below: it is (ln 3, 1/10)-DP and not
+# (ln 3, delta')-DP for any delta' < 1/10, so the claim binds at delta. The point test absorbs
+# delta with an auditor-drawn Poisson process (audits.stats.poisson_arrivals); without it the
+# disclosure atoms alone refute the claim.
+
+EPS_RR = math.log(3.0)
+DELTA_RR = Fraction(1, 10)
+DELTA_REPS, DELTA_ALPHA = 100, META_ALPHA
+#: Chance failure of the delta-binding false-alarm test (a binomial tail, computed below).
+DELTA_FAILURE = 1e-6
+
+
+def disclosing_rr_pmf(bit: int) -> list:
+    """Exact output law of :func:`disclosing_rr` on a record ``bit``: outputs 0, 1, 2, 3."""
+    keep = Fraction(3, 4)  # e^eps / (1 + e^eps) at e^eps = 3
+    rr = [keep, 1 - keep] if bit == 0 else [1 - keep, keep]
+    disclose = [DELTA_RR, Fraction(0)] if bit == 0 else [Fraction(0), DELTA_RR]
+    return [(1 - DELTA_RR) * r for r in rr] + disclose
+
+
+def disclosing_rr(data, runs, rng):
+    bit = int(data[0])
+    rr = np.where(rng.random(runs) < 0.75, bit, 1 - bit)
+    return np.where(rng.random(runs) < float(DELTA_RR), 2 + bit, rr)
+
+
+def hockey_stick(p, q, growth):
+    """sup_S P(S) - growth Q(S) over all events of a finite space: sum of the positive parts."""
+    return sum(max(Fraction(0), a - growth * b) for a, b in zip(p, q))
+
+
+def exact_disclosing_rr_profile(eps):
+    p, q = disclosing_rr_pmf(0), disclosing_rr_pmf(1)
+    growth = Fraction(math.exp(eps))  # exact value of the float e^eps
+    return max(hockey_stick(p, q, growth), hockey_stick(q, p, growth))
+
+
+_RR_P, _RR_Q = ([float(x) for x in disclosing_rr_pmf(b)] for b in (0, 1))
+
+
+def disclosing_rr_profile(eps):
+    """Floating-point twin of the exact profile (the audit's 1e-9 slack covers its rounding)."""
+    growth = math.exp(eps)
+    return max(sum(max(0.0, a - growth * b) for a, b in zip(_RR_P, _RR_Q)),
+               sum(max(0.0, b - growth * a) for a, b in zip(_RR_P, _RR_Q)))
+
+
+def delta_limit(reps, alpha, failure):
+    """Smallest L with P[Binomial(reps, alpha) > L] <= failure."""
+    limit = int(sps.binom.isf(failure, reps, alpha))
+    while sps.binom.sf(limit, reps, alpha) > failure:
+        limit += 1
+    return limit
+
+
+def test_disclosing_randomized_response_is_exactly_eps_delta_dp():
+    p, q = disclosing_rr_pmf(0), disclosing_rr_pmf(1)
+    assert sum(p) == sum(q) == 1
+    three = Fraction(3)  # e^EPS_RR, exactly
+    # (eps, delta)-DP in both orders, with equality: delta binds.
+    assert hockey_stick(p, q, three) == hockey_stick(q, p, three) == DELTA_RR
+    # The disclosure event {2} alone: P = delta, Q = 0, so no delta' < delta is valid.
+    assert p[2] - three * q[2] == DELTA_RR
+    assert exact_disclosing_rr_profile(5.0) == DELTA_RR  # the atoms never go away
+    rng = np.random.default_rng(4)  # the sampler has that law (seeded; 6-sigma tolerance)
+    for bit, data in ((0, BITS.dataset), (1, BITS.neighbour)):
+        freq = np.bincount(disclosing_rr(data, 40_000, rng), minlength=4) / 40_000
+        law = np.array([float(x) for x in disclosing_rr_pmf(bit)])
+        assert np.all(np.abs(freq - law) < 6 * math.sqrt(0.25 / 40_000))
+    for eps in (0.0, 0.5, EPS_RR, 1.5, 5.0):
+        assert disclosing_rr_profile(eps) == pytest.approx(float(exact_disclosing_rr_profile(eps)),
+                                                           abs=1e-15)
+
+
+def _delta_binding_violations():
+    return violations(DELTA_REPS, lambda s: audit_privacy(
+        disclosing_rr, BITS, epsilon=EPS_RR, delta=float(DELTA_RR), runs=2000, alpha=DELTA_ALPHA,
+        seed=s))
+
+
+def test_false_alarm_rate_is_at_most_alpha_when_delta_binds():
+    """100 seeded point audits at alpha = 0.3 of a mechanism whose claimed delta binds. Under
+    the claim the number of false alarms is stochastically below Binomial(100, 0.3); the limit
+    is that law's tail at DELTA_FAILURE = 1e-6, so this test fails by chance with probability at
+    most 1e-6. Without the delta absorption the audit flags almost every seed (next test)."""
+    limit = delta_limit(DELTA_REPS, DELTA_ALPHA, DELTA_FAILURE)
+    assert sps.binom.sf(limit, DELTA_REPS, DELTA_ALPHA) <= DELTA_FAILURE and limit < 55
+    assert _delta_binding_violations() <= limit
+
+
+def test_the_delta_binding_test_catches_a_missing_delta_absorption(monkeypatch):
+    """Mutation check of the test above: with the auditor's Poisson process removed (no
+    arrivals, so delta is not absorbed) the same seeds raise far more alarms than its limit."""
+    monkeypatch.setattr("audits.stats.poisson_arrivals", lambda m, delta, rng: np.zeros(0))
+    assert _delta_binding_violations() > delta_limit(DELTA_REPS, DELTA_ALPHA, DELTA_FAILURE) + 20
+
+
+# Both orders. On the record 0 the output is 0 or 1 with probability 1/2 each; on the record 1
+# it is 2 (an atom the record 0 never produces) with probability 1/4, else 0 w.p. 1/4, 1 w.p.
+# 1/2. P[M(0) in S] <= 2 P[M(1) in S] for every S (ln 2 < 1), but the atom {2} refutes
+# P[M(1) in S] <= e P[M(0) in S]: the claim (1, 0) fails in one direction only.
+
+
+def one_way_leak(data, runs, rng):
+    u = rng.random(runs)
+    if int(data[0]) == 0:
+        return (u < 0.5).astype(np.int64)
+    return np.where(u < 0.25, 2, (u < 0.75).astype(np.int64))
+
+
+def test_one_way_leak_violates_the_claim_in_one_order_only():
+    half, quarter = Fraction(1, 2), Fraction(1, 4)
+    on_0, on_1 = [half, half, Fraction(0)], [quarter, half, quarter]  # outputs 0, 1, 2
+    e = Fraction(math.e)
+    assert hockey_stick(on_0, on_1, e) == 0  # (1, 0)-DP in this order
+    assert hockey_stick(on_1, on_0, e) == quarter  # the atom {2}: no delta < 1/4 is valid
+    rng = np.random.default_rng(5)  # the sampler has that law (seeded; 6-sigma tolerance)
+    for data, law in ((BITS.dataset, on_0), (BITS.neighbour, on_1)):
+        freq = np.bincount(one_way_leak(data, 40_000, rng), minlength=3) / 40_000
+        assert np.all(np.abs(freq - np.array(law, dtype=float)) < 6 * math.sqrt(0.25 / 40_000))
+
+
+def _both_orders(profile=None):
+    return [audit_privacy(one_way_leak, d, n, epsilon=1.0, runs=2000, seed=21, profile=profile)
+            for d, n in ((BITS.dataset, BITS.neighbour), (BITS.neighbour, BITS.dataset))]
+
+
+def _pure_profile(eps):
+    # eps-DP gives P(S) - e^e Q(S) <= (1 - e^(e - eps)) P(S) for e < eps: a valid profile.
+    return lambda e: max(0.0, 1.0 - math.exp(e - eps))
+
+
+@pytest.mark.parametrize("profile", [None, _pure_profile(1.0)], ids=["point", "profile"])
+def test_a_leak_in_one_direction_is_flagged_in_either_order(profile):
+    results = _both_orders(profile)
+    assert all(r.violated for r in results), [str(r) for r in results]
+    if profile is None:  # the refuting event is the atom, bounded on the record-1 side
+        assert [r.event.split("; ")[1] for r in results] == [
+            "P[neighbour] vs e^eps P[dataset] + delta", "P[dataset] vs e^eps P[neighbour] + delta"]
+
+
+@pytest.mark.parametrize("kept", ["dataset", "neighbour"])
+def test_the_order_test_catches_a_point_audit_with_one_direction(monkeypatch, kept):
+    """Mutation check: a point audit that tests only P[kept] <= e^eps P[other] + delta misses
+    the leak in one of the two orders. (Profile mode is immune: its bound B already covers the
+    reverse order through complements, see audits.privacy.)"""
+    import audits.privacy as privacy
+
+    events = privacy._event_counts
+    monkeypatch.setattr(privacy, "_event_counts",
+                        lambda *a: {k: v for k, v in events(*a).items() if k[0] == kept})
+    assert [r.violated for r in _both_orders()] == ([False, True] if kept == "dataset" else [True, False])
 
 
 def test_worst_case_mechanism_is_not_refuted_but_the_bound_is_tight():
