@@ -10,7 +10,7 @@
 Modules: :mod:`audits.stats` (Clopper-Pearson and DKW bounds, run counts for a target power),
 :mod:`audits.pairs` (neighbouring pairs that are checked to be neighbours),
 :mod:`audits.privacy` (:func:`audit_privacy`, point and profile modes),
-:mod:`audits.utility` (:func:`audit_rate`), :mod:`audits.report`, :mod:`audits.plugin`
+:mod:`audits.utility` (:func:`audit_rate`, :func:`audit_level`), :mod:`audits.report`, :mod:`audits.plugin`
 (the pytest plugin) and :mod:`audits.command` (``dperm audit``).
 """
 
@@ -28,7 +28,7 @@ from audits.stats import (
     runs_for_point,
     runs_for_profile,
 )
-from audits.utility import RateResult, audit_rate
+from audits.utility import LevelResult, RateResult, audit_level, audit_rate
 
 __all__ = [
     "audit_privacy",
@@ -36,6 +36,8 @@ __all__ = [
     "claim_bound",
     "audit_rate",
     "RateResult",
+    "audit_level",
+    "LevelResult",
     "NeighbouringPair",
     "replace_one",
     "add_remove_one",

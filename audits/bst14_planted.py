@@ -31,6 +31,11 @@ Twins
     A *utility* twin: Algorithm 1 run with the Lipschitz learning rate of Theorem II.4 (1) where
     the strongly convex claim (2) needs ``1/(Delta n t)``. Its excess risk on V-B does not fall
     like ``1/n``; the strongly convex rate audit must flag it.
+:func:`noise_gd_noiseless_rate`
+    A *utility* twin: Algorithm 1 with the Lipschitz learning rate computed as if ``sigma = 0``
+    (the non-private rate); its last iterate is nearly uniform in direction on V-A, and the
+    Lipschitz rate audit must flag it. Realised through a declared diameter
+    (:class:`DeclaredDiameter`), since the diameter enters Algorithm 1 only through that rate.
 
 The instances and the true privacy loss of each twin
 ----------------------------------------------------
@@ -97,7 +102,7 @@ from scipy import special, stats as sps
 
 from reference import bst14 as alg
 from reference import gridwalk as gw
-from reference.domains import L2Ball
+from reference.domains import Domain, L2Ball
 from reference.instances import worst_case_neighbour
 from reference.losses import HalfSquaredDistance, Linear
 from reference.tape import NoiseSource, noise_source
@@ -113,6 +118,8 @@ __all__ = [
     "noise_gd_sigma_over_n",
     "noise_gd_reused_noise",
     "noise_gd_wrong_schedule",
+    "noise_gd_noiseless_rate",
+    "DeclaredDiameter",
     "exp_sampling_double_coefficient",
     "output_perturbation_half_sensitivity",
     "alg1_pair",
@@ -520,3 +527,74 @@ def gridwalk_threshold_probabilities(law, thresholds, *, points=20001):
     dens = np.exp(law["log_density"](y))
     cdf = np.concatenate([[0.0], np.cumsum((dens[1:] + dens[:-1]) / 2.0 * np.diff(y))])
     return np.interp(np.asarray(thresholds, dtype=float), y, cdf)
+
+
+# --------------------------------------------------------------------------------------------
+# Algorithm 1: the Lipschitz learning rate computed without the noise (a utility twin)
+
+
+class DeclaredDiameter(Domain):
+    """``inner`` with another *declared* l2 diameter: every method (projection, membership,
+    support, ...) is ``inner``'s; only the ``diameter`` property reports ``diameter``."""
+
+    def __init__(self, inner: Domain, diameter: float):
+        if not isinstance(inner, Domain):
+            raise TypeError(f"inner ({type(inner).__name__}) must be a reference.domains.Domain")
+        super().__init__(inner.dim)
+        self.inner = inner
+        self._diameter = float(diameter)
+        if not self._diameter > 0:
+            raise ParameterError(f"diameter ({diameter!r}) must be > 0")
+        self.exact_projection = inner.exact_projection
+
+    def __repr__(self):
+        return f"DeclaredDiameter({self.inner!r}, diameter={self._diameter!r})"
+
+    @property
+    def diameter(self) -> float:
+        return self._diameter
+
+    @property
+    def radius(self) -> float:
+        return self.inner.radius
+
+    @property
+    def symmetric(self) -> bool:
+        return self.inner.symmetric
+
+    def interior_point(self):
+        return self.inner.interior_point()
+
+    def _project(self, x):
+        return self.inner._project(x)
+
+    def _contains(self, x, tol):
+        return self.inner._contains(x, tol)
+
+    def _gauge(self, d, c):
+        return self.inner._gauge(d, c)
+
+    def _support(self, y):
+        return self.inner._support(y)
+
+    def _lmo(self, g):
+        return self.inner._lmo(g)
+
+
+def noise_gd_noiseless_rate(data, *, loss, domain, epsilon, delta, calibration="printed", **kwargs):
+    """Utility twin: Algorithm 1 whose Lipschitz learning rate is computed with ``sigma = 0``.
+
+    ``eta(t) = ||C||_2 / sqrt(t n^2 L^2)`` (the non-private SGD rate) instead of
+    ``||C||_2 / sqrt(t (n^2 L^2 + p sigma^2))``; the noise actually added is unchanged. The
+    reference takes no learning rate, and in Algorithm 1 the diameter of C enters only this
+    rate, so the twin runs the reference on C with the declared diameter
+    ``||C||_2 sqrt(1 + p sigma^2 / (n^2 L^2))`` (:class:`DeclaredDiameter`; sigma from the same
+    spec formula the reference uses): the projection and everything else are unchanged.
+    """
+    n = np.asarray(data).shape[0]
+    lip = loss.constants.lipschitz
+    sigma = _spec.noise_gd_sigma(lipschitz=lip, n=n, epsilon=epsilon, delta=delta, calibration=calibration)
+    factor = math.sqrt(1.0 + domain.dim * sigma**2 / (n * n * lip * lip))
+    inflated = DeclaredDiameter(domain, domain.diameter * factor)
+    return alg.noise_gd(data, loss=loss, domain=inflated, epsilon=epsilon, delta=delta, calibration=calibration,
+                        **kwargs)

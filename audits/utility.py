@@ -3,18 +3,23 @@
 ``audit_rate(measure, grid=..., base=..., runs=..., expected=...)`` evaluates a utility
 quantity (the theorem's own: excess empirical risk against an exactly computed optimum, a
 gradient norm, ...) at grid points that vary one axis at a time around ``base``, and fits the
-log-log slope of the mean along each axis.
+log-log slope of the mean along each axis. ``audit_level(samples, reference, low=..., high=...)``
+checks the *level* that slopes cannot see: the mean over a reference value (a bound, a
+predicted risk) at every point.
 
 Statistics
 ----------
 * Per grid point: the mean of ``runs`` independent values with a Student-t interval at level
   ``1 - alpha`` (descriptive; the means of bounded-variance quantities are close to normal at
   the run counts used).
-* Per axis: the least-squares slope of ``log(mean)`` on ``log(value)``, with a percentile
-  bootstrap interval: ``bootstrap`` times, the runs of every grid point are resampled with
-  replacement (independently per point, seeded), the means recomputed and the slope refitted.
-  The interval has level ``1 - alpha / k`` for ``k`` axes (Bonferroni), so the family of
-  verdicts errs with probability about ``alpha`` (bootstrap intervals are approximate).
+* Per axis: the least-squares slope of ``log(mean)`` on ``log(value)``, with a bootstrap
+  interval: ``bootstrap`` times, the runs of every grid point are resampled with replacement
+  (independently per point, seeded), the means recomputed and the slope refitted. The interval
+  has level ``1 - alpha / k`` for ``k`` axes (Bonferroni). It is the percentile interval when
+  each tail holds at least 10 resamples (``bootstrap * alpha / (2k) >= 10``); at the small
+  levels of a suite's audits it is ``slope -+ z sd`` with the resamples' standard deviation
+  (normal approximation, sound for slopes of means), because a percentile beyond the
+  resampling resolution is just the extreme resample, an interval narrower than its level.
 * Tested quantity per axis: with a ``bound(params)`` callable, the slope of
   ``log(mean / bound)`` (which should be <= 0 for an upper bound: the ratio must not grow);
   without one, ``slope - expected[axis]``.
@@ -22,6 +27,28 @@ Statistics
   ``tolerance`` (the error grows faster than the bound allows, with confidence);
   ``kind="lower"`` fails when it lies below ``-tolerance``. The measured slopes (tightness) are
   always reported next to the expected exponents.
+* Levels (:func:`audit_level`): per point, a one-sided Student-t limit of the mean on each
+  finite side of the band ``[low, high]`` for ``mean / reference``; a point fails only when the
+  limit lies outside the band (the whole confidence set is outside).
+
+False alarms (the share an audit spends)
+----------------------------------------
+An audit test splits its own alpha into explicit shares, one per statistical check, and passes
+each check its share, so the test errs with probability at most the sum (union bound):
+
+* ``audit_rate(alpha=a)`` spends at most about ``a / 2``: each of the ``k`` axes fails only on
+  one side of its two-sided interval at level ``1 - a/k``, i.e. with probability ``a / (2k)``
+  when the claim holds with equality (approximate: bootstrap intervals).
+* ``audit_level(alpha=a)`` spends at most ``a``: with ``m`` points and ``s`` finite sides of the
+  band, every one-sided limit is at level ``1 - a/(m s)``; when the true ratio is in the band a
+  point fails with probability at most ``a/m`` (exact for normal values, approximate otherwise).
+
+Helpers for audit tests
+-----------------------
+:func:`utility_bound` (a record's utility claim as ``params -> value``), :func:`expected_slopes`
+(a formula's own least-squares slopes on a grid), :func:`largest_allowed` (the largest value a
+record's assumption allows, solved with sympy and rounded down) and :class:`Memo` (one simulation
+shared by several claims, the base point simulated once per grid).
 
 Randomness: ``SeedSequence(seed)`` is spawned into one child per (axis, grid value) for the
 measure and one per axis for the bootstrap.
@@ -31,16 +58,27 @@ from __future__ import annotations
 
 import math
 from dataclasses import asdict, dataclass, field
-from typing import Any, Callable, Mapping
+from typing import Any, Mapping
 
 import numpy as np
+import sympy as sp
 from scipy import stats as sps
 
 from reference.rng import fresh_seed
 from spec import validate
 from spec.errors import ParameterError
 
-__all__ = ["RateResult", "audit_rate"]
+__all__ = [
+    "RateResult",
+    "audit_rate",
+    "LevelResult",
+    "audit_level",
+    "utility_bound",
+    "expected_slopes",
+    "largest_allowed",
+    "grid_points",
+    "Memo",
+]
 
 
 def _jsonable(value):
@@ -79,6 +117,10 @@ class RateResult:
         One row per grid point: ``axis, value, mean, ci_low, ci_high, bound, ratio``.
     kind, tolerance, alpha, runs, seed, bootstrap
         The audit's settings.
+    standard_errors : dict
+        Axis -> bootstrap standard deviation of the slope.
+    interval_method : {"percentile", "normal"}
+        How the intervals were formed from the bootstrap (see :func:`audit_rate`).
     """
 
     passed: bool
@@ -97,14 +139,20 @@ class RateResult:
     bootstrap: int
     has_bound: bool = False
     name: str = ""
+    standard_errors: Mapping[str, float] = field(default_factory=dict)
+    interval_method: str = "percentile"
 
     def __str__(self) -> str:
+        tested = "measured/bound slope" if self.has_bound else "slope - expected"
         parts = []
         for axis, slope in self.slopes.items():
             lo, hi = self.intervals[axis]
-            parts.append(f"{axis} slope {slope:.3g} [{lo:.3g}, {hi:.3g}] (expected {self.expected[axis]:.3g})")
+            t_lo, t_hi = self.tested_intervals[axis]
+            parts.append(f"{axis} slope {slope:.3g} [{lo:.3g}, {hi:.3g}] (expected {self.expected[axis]:.3g}; "
+                         f"{tested} {self.tested[axis]:+.3g} [{t_lo:+.3g}, {t_hi:+.3g}])")
+        rule = (f"fails above +{self.tolerance:g}" if self.kind == "upper" else f"fails below -{self.tolerance:g}")
         verdict = "passed" if self.passed else f"FAILED ({', '.join(self.failed_axes)})"
-        return (f"{self.kind}-bound rate: {'; '.join(parts)} | tolerance {self.tolerance:g} at "
+        return (f"{self.kind}-bound rate: {'; '.join(parts)} | {tested} interval {rule} at "
                 f"{100 * (1 - self.alpha):.6g}% | {self.runs} runs/point | seed {self.seed} | {verdict}")
 
     def to_dict(self) -> dict:
@@ -112,6 +160,27 @@ class RateResult:
         d["result_type"] = "rate"
         d["summary"] = str(self)
         return _jsonable(d)
+
+
+#: The percentile interval is used when at least this many resamples lie beyond each end.
+MIN_TAIL_RESAMPLES = 10
+
+
+def _method(level: float, bootstrap: int) -> str:
+    return "percentile" if level / 2 * bootstrap >= MIN_TAIL_RESAMPLES else "normal"
+
+
+def _interval(estimate: float, boot: np.ndarray, level: float) -> tuple[float, float]:
+    """Two-sided interval at ``1 - level`` from bootstrap replicates ``boot`` of ``estimate``.
+
+    Percentile when each tail holds at least :data:`MIN_TAIL_RESAMPLES` resamples; otherwise
+    ``estimate -+ z_{1 - level/2} sd(boot)`` (a percentile at a tail finer than the resampling
+    resolution would only return the extreme resamples, an interval narrower than its level).
+    """
+    if _method(level, boot.size) == "percentile":
+        return float(np.quantile(boot, level / 2)), float(np.quantile(boot, 1 - level / 2))
+    half = float(sps.norm.isf(level / 2)) * float(boot.std(ddof=1))
+    return estimate - half, estimate + half
 
 
 def _slopes(log_x: np.ndarray, log_y: np.ndarray) -> np.ndarray:
@@ -203,7 +272,7 @@ def audit_rate(measure, *, grid, base, runs, expected, bound=None, kind="upper",
     boot_streams = children[n_points:]
     level = alpha / len(axes)
     tcrit = float(sps.t.ppf(1 - alpha / 2, runs - 1))
-    slopes, intervals, tested, tested_iv, failed, points = {}, {}, {}, {}, [], []
+    slopes, intervals, tested, tested_iv, failed, points, ses = {}, {}, {}, {}, [], [], {}
     c = 0
     for a_i, axis in enumerate(axes):
         samples, bounds = [], []
@@ -242,9 +311,9 @@ def audit_rate(measure, *, grid, base, runs, expected, bound=None, kind="upper",
                                  "use more runs or a positive quantity")
         boot_slopes = _slopes(log_x, np.log(boot_means))
         slope = float(_slopes(log_x, log_mean))
-        lo_q, hi_q = level / 2, 1 - level / 2
         slopes[axis] = slope
-        intervals[axis] = (float(np.quantile(boot_slopes, lo_q)), float(np.quantile(boot_slopes, hi_q)))
+        ses[axis] = float(boot_slopes.std(ddof=1))
+        intervals[axis] = _interval(slope, boot_slopes, level)
         if bound is not None:
             log_b = np.log(np.array(bounds, dtype=float))
             t = float(_slopes(log_x, log_mean - log_b))
@@ -253,11 +322,258 @@ def audit_rate(measure, *, grid, base, runs, expected, bound=None, kind="upper",
             t = slope - exp[axis]
             boot_t = boot_slopes - exp[axis]
         tested[axis] = t
-        tiv = (float(np.quantile(boot_t, lo_q)), float(np.quantile(boot_t, hi_q)))
+        tiv = _interval(t, boot_t, level)
         tested_iv[axis] = tiv
         if (kind == "upper" and tiv[0] > tolerance) or (kind == "lower" and tiv[1] < -tolerance):
             failed.append(axis)
     return RateResult(passed=not failed, slopes=slopes, intervals=intervals, expected=exp,
                       tested=tested, tested_intervals=tested_iv, failed_axes=tuple(failed),
                       points=tuple(points), kind=kind, tolerance=tolerance, alpha=alpha, runs=runs,
-                      seed=seed, bootstrap=bootstrap, has_bound=bound is not None, name=label)
+                      seed=seed, bootstrap=bootstrap, has_bound=bound is not None, name=label,
+                      standard_errors=ses, interval_method=_method(level, bootstrap))
+
+
+# --------------------------------------------------------------------------------------------
+# levels
+
+
+@dataclass(frozen=True)
+class LevelResult:
+    """Outcome of :func:`audit_level`.
+
+    Attributes
+    ----------
+    passed : bool
+        No point's ``mean / reference`` lies outside ``[low, high]`` with confidence.
+    low, high : float
+        The band for ``mean / reference`` (``0`` or ``inf`` for an open side).
+    alpha : float
+        The share of the error budget this check spends.
+    tail : float
+        One-sided error level of every limit: ``alpha / (points * finite sides)``.
+    points : tuple of dict
+        One row per point: ``params, runs, mean, reference, ratio, ratio_low, ratio_high`` (the
+        limits of ``mean / reference`` at ``1 - tail`` on each side).
+    failed : tuple of int
+        Indices of the points outside the band.
+    reference_name, name : str
+        What the reference value and the measure are.
+    """
+
+    passed: bool
+    low: float
+    high: float
+    alpha: float
+    tail: float
+    points: tuple[Mapping[str, Any], ...]
+    failed: tuple[int, ...]
+    reference_name: str = ""
+    name: str = ""
+
+    def __str__(self) -> str:
+        ratios = [p["ratio"] for p in self.points]
+        lows = [p["ratio_low"] for p in self.points]
+        highs = [p["ratio_high"] for p in self.points]
+        band = f"[{self.low:.4g}, {self.high:.4g}]"
+        verdict = "passed" if self.passed else f"FAILED ({len(self.failed)} of {len(self.points)} points outside)"
+        return (f"level of measured / {self.reference_name or 'reference'}: ratio {min(ratios):.4g} to "
+                f"{max(ratios):.4g} over {len(self.points)} points, one-sided {100 * (1 - self.tail):.6g}% limits "
+                f"from {min(lows):.4g} to {max(highs):.4g}; band {band} | alpha {self.alpha:.4g} | {verdict}")
+
+    def to_dict(self) -> dict:
+        d = asdict(self)
+        d["result_type"] = "level"
+        d["summary"] = str(self)
+        return _jsonable(d)
+
+
+def audit_level(samples, reference, *, low=0.0, high=math.inf, alpha, reference_name="",
+                name="") -> LevelResult:
+    """Check that ``mean / reference(params)`` lies in ``[low, high]`` at every point.
+
+    Parameters
+    ----------
+    samples : Memo or iterable of (dict, array_like)
+        The per-run values at each point (a :class:`Memo` gives its cached samples).
+    reference : callable
+        ``reference(params) -> float > 0``: a bound, a predicted mean, ...
+    low, high : float
+        The band (``0 <= low < high``; at least one side finite). ``low`` alone checks a lower
+        bound ("at least low times the reference"), ``high`` alone an upper bound.
+    alpha : float
+        The share of the error budget this check may spend, in (0, 1): with ``m`` points and
+        ``s`` finite sides, each one-sided Student-t limit is at level ``1 - alpha/(m s)``, and a
+        point fails only when its limit lies outside the band, so when every true ratio is in
+        the band the check fails with probability at most ``alpha`` (exactly so for normal
+        values; approximately for means of other bounded-variance values).
+    reference_name, name : str
+        Labels for the printed line.
+
+    Returns
+    -------
+    LevelResult
+    """
+    if not callable(reference):
+        raise TypeError(f"reference ({reference!r}) must be callable as reference(params)")
+    low = validate.nonnegative("low", low)
+    high = float(high)
+    if math.isnan(high) or not high > low:
+        raise ParameterError(f"high ({high!r}) must be > low ({low!r})")
+    sides = int(low > 0) + int(math.isfinite(high))
+    if sides == 0:
+        raise ParameterError("low (0) and high (inf) leave nothing to check: give a finite side")
+    alpha = validate.interval("alpha", alpha, 0.0, 1.0, closed="neither")
+    items = samples.samples() if isinstance(samples, Memo) else list(samples)
+    if not items:
+        raise ParameterError("samples must contain at least one point")
+    tail = alpha / (len(items) * sides)
+    points, failed = [], []
+    for i, (params, values) in enumerate(items):
+        out = np.asarray(values, dtype=float).reshape(-1)
+        if out.size < 2 or not np.all(np.isfinite(out)):
+            raise ParameterError(f"samples at {params} must hold at least 2 finite values, got {out.size}")
+        ref = _number("reference", reference(dict(params)))
+        if not ref > 0:
+            raise ParameterError(f"reference ({ref!r}) must be > 0 at {params}")
+        mean = float(out.mean())
+        half = float(sps.t.ppf(1 - tail, out.size - 1)) * float(out.std(ddof=1)) / math.sqrt(out.size)
+        row = {"params": dict(params), "runs": int(out.size), "mean": mean, "reference": ref,
+               "ratio": mean / ref, "ratio_low": (mean - half) / ref, "ratio_high": (mean + half) / ref}
+        points.append(row)
+        if row["ratio_high"] < low or row["ratio_low"] > high:
+            failed.append(i)
+    return LevelResult(passed=not failed, low=low, high=high, alpha=alpha, tail=tail, points=tuple(points),
+                       failed=tuple(failed), reference_name=str(reference_name) or _label(reference),
+                       name=str(name))
+
+
+# --------------------------------------------------------------------------------------------
+# helpers for audit tests
+
+
+def _label(obj) -> str:
+    return getattr(obj, "__qualname__", None) or type(obj).__name__
+
+
+def utility_bound(record, index=0, *, constant=1.0):
+    """``params -> value`` of utility claim ``index`` of a spec record, times ``constant``.
+
+    The O/Omega claims of a record hide their constant; ``constant`` (default 1) makes it
+    explicit. ``params`` uses the record's canonical symbol names (``n``, ``dimension``,
+    ``epsilon``, ...); extra keys are ignored. Evaluated with mpmath (50 digits) and returned as
+    a float.
+
+    Parameters
+    ----------
+    record : spec.record.SpecRecord
+    index : int
+        Position in ``record.utility``.
+    constant : float
+        Multiplies the bound (> 0).
+    """
+    claims = getattr(record, "utility", ())
+    if not isinstance(index, int) or not 0 <= index < len(claims):
+        raise ParameterError(f"index ({index!r}) must be in [0, {len(claims)}) for record {record.id}")
+    constant = validate.positive("constant", constant)
+    claim = claims[index]
+    names = {s.symbol: s.name for s in record.symbols}
+    symbols = sorted(claim.bound.free_symbols, key=lambda s: s.name)
+    args = [names[s] for s in symbols]
+    fn = sp.lambdify(symbols, claim.bound, modules="mpmath")
+
+    def bound(params):
+        missing = [a for a in args if a not in params]
+        if missing:
+            raise ParameterError(f"params ({sorted(params)}) lack {missing} for {record.id} utility[{index}]")
+        return constant * float(fn(*[params[a] for a in args]))
+
+    bound.__qualname__ = f"{record.id} utility[{index}]" + ("" if constant == 1 else f" x {constant:g}")
+    return bound
+
+
+def expected_slopes(fn, grid, base) -> dict[str, float]:
+    """The least-squares log-log slope of ``fn(params)`` along each axis of ``grid`` around ``base``.
+
+    The same fit :func:`audit_rate` applies to the measured means, so a formula's slopes (log
+    factors and all) can be printed next to the measured ones on the very same grid.
+    """
+    out = {}
+    for axis, values in grid.items():
+        log_x = np.log(np.asarray(values, dtype=float))
+        log_y = np.array([math.log(fn(dict(base, **{axis: v}))) for v in values])
+        out[axis] = float(_slopes(log_x, log_y))
+    return out
+
+
+def largest_allowed(record, assumption, name, *, digits=3, **values) -> float:
+    """The largest ``name``, rounded down to ``digits`` decimals, that ``record``'s assumption allows.
+
+    The assumption (a relation ``lhs <= rhs`` or ``lhs < rhs``) is solved for ``name`` with the
+    other ``values`` substituted exactly (floats through their decimal representation); the
+    largest real root is rounded down. The result is checked: the assumption holds there and
+    fails ``10**-digits`` above it (so the relation is an upper limit on ``name``).
+
+    Examples
+    --------
+    ``largest_allowed(spec.bst14.THM_II_1, "lemma_II_2_condition", "epsilon", delta=1e-3)`` is
+    ``floor(2 sqrt(ln 1000) 10^3) / 10^3 = 5.256``.
+    """
+    found = [a for a in record.assumptions if a.name == assumption]
+    if not found:
+        raise ParameterError(f"assumption ({assumption!r}) is not one of {record.id}'s: "
+                             f"{[a.name for a in record.assumptions]}")
+    digits = validate.integer("digits", digits, minimum=0)
+    rel = found[0].relation
+    if not isinstance(rel, sp.core.relational.Relational):
+        raise ParameterError(f"assumption {assumption!r} ({rel}) must be a single relation")
+    x = record.symbol(name)
+    subs = {record.symbol(k): sp.Rational(repr(float(v))) for k, v in values.items()}
+    roots = [r for r in sp.solve(sp.Eq(rel.lhs.subs(subs), rel.rhs.subs(subs)), x) if r.is_real]
+    if not roots:
+        raise ParameterError(f"assumption {assumption!r} has no real boundary in {name} at {values}")
+    scale = sp.Integer(10) ** digits
+    top = max(roots, key=lambda r: float(r))
+    value = sp.floor(top * scale) / scale
+    at = {**subs, x: value}
+    above = {**subs, x: value + 1 / scale}
+    if not found[0].holds(at) or found[0].holds(above):
+        raise ParameterError(f"assumption {assumption!r} ({rel}) is not an upper limit on {name} "
+                             f"near {float(top)}")
+    return float(value)
+
+
+def grid_points(grid, base):
+    """The parameter dicts :func:`audit_rate` evaluates: ``base`` with one axis of ``grid`` changed.
+
+    Yields one dict per (axis, value), axes in order (the base point once per axis that contains
+    it), e.g. to check a theorem's assumptions at every point before simulating.
+    """
+    for axis, values in grid.items():
+        for v in values:
+            yield dict(base, **{axis: v})
+
+
+class Memo:
+    """Cache a measure's samples by (grid point, runs), so several checks use one simulation.
+
+    ``audit_rate`` draws each point from its own stream; with a memo, a second ``audit_rate``
+    call (another claim on the same grid) or :func:`audit_level` reuses the samples instead of
+    simulating again. Points shared by several axes (the base point) are simulated once, with
+    the stream of the first axis that asks for them.
+    """
+
+    def __init__(self, measure):
+        if not callable(measure):
+            raise TypeError(f"measure ({measure!r}) must be callable as measure(params, runs, rng)")
+        self.measure, self.cache = measure, {}
+        self.__qualname__ = _label(measure)
+
+    def __call__(self, params, runs, rng):
+        key = (tuple(sorted(params.items())), runs)
+        if key not in self.cache:
+            self.cache[key] = np.asarray(self.measure(params, runs, rng))
+        return self.cache[key]
+
+    def samples(self) -> list[tuple[dict, np.ndarray]]:
+        """``(params, values)`` of every cached point, in the order they were first simulated."""
+        return [(dict(items), values) for (items, _), values in self.cache.items()]

@@ -371,3 +371,60 @@ def test_gridwalk_output_law_matches_the_sampler(sampler):
         out = prep.sample(runs=3000, rng=8)[:, 0]
         result = sps.kstest(out, lambda t: planted.gridwalk_threshold_probabilities(law, t))
         assert result.pvalue > 1e-4, result
+
+
+# --------------------------------------------------------------------------------------------
+# the Lipschitz-rate twin (learning rate at sigma = 0), by tape replay
+
+
+def test_noiseless_rate_twin_is_the_reference_with_eta_at_sigma_zero():
+    """One tape through the twin and through the reference whose learning rate is edited to
+    ``sigma = 0`` (the intended edit, applied by patching ``learning_rates`` in this test only).
+    The twin's rate is ``D' / sqrt(t (n^2 L^2 + p sigma^2))`` with the declared ``D'``, equal
+    to ``||C|| / sqrt(t n^2 L^2)`` up to rounding, hence the tolerance."""
+    from reference.instances import linear_instance
+
+    n, p = 6, 3
+    inst = linear_instance(dimension=p)
+    data = inst.dataset(n=n, M=5.0, rng=0)
+    kw = dict(loss=inst.loss, domain=inst.domain, epsilon=1.0, delta=1e-3, schedule="lipschitz", runs=4,
+              transcript=True)
+    rec = Recorder(21)
+    twin = planted.noise_gd_noiseless_rate(data, noise=rec, **kw)
+    original = alg.learning_rates
+
+    def edited(schedule, **k):
+        return original(schedule, **{**k, "sigma": 0.0})
+
+    replay = Replay(rec.tape)
+    with mock.patch.object(alg, "learning_rates", edited):
+        ref = alg.noise_gd(data, noise=replay, **kw)
+    replay.assert_consumed()
+    assert twin.sigma == ref.sigma  # the noise added is the reference's
+    t = np.arange(1, twin.steps + 1)
+    np.testing.assert_allclose(ref.learning_rates, 2.0 / np.sqrt(t * n * n * 1.0), rtol=1e-15)  # ||C|| = 2, L = 1
+    np.testing.assert_allclose(twin.learning_rates, ref.learning_rates, rtol=1e-14)
+    np.testing.assert_allclose(twin.transcript["theta"], ref.transcript["theta"], rtol=0, atol=1e-12)
+    np.testing.assert_allclose(twin.theta, ref.theta, rtol=0, atol=1e-12)
+    # the projection is exercised, and the unedited reference is a different run
+    assert np.any(np.isclose(np.linalg.norm(twin.transcript["theta"], axis=-1), 1.0))
+    plain = alg.noise_gd(data, noise=Replay(rec.tape), **kw)
+    assert not np.allclose(plain.theta, twin.theta)
+
+
+def test_declared_diameter_changes_only_the_diameter():
+    from reference.domains import L2Ball
+
+    inner = L2Ball(radius=2.0, dim=3)
+    wrapped = planted.DeclaredDiameter(inner, 7.5)
+    x = np.random.default_rng(0).normal(scale=3.0, size=(50, 3))
+    assert wrapped.diameter == 7.5 and inner.diameter == 4.0
+    np.testing.assert_array_equal(wrapped.project(x), inner.project(x))
+    np.testing.assert_array_equal(wrapped.contains(x), inner.contains(x))
+    np.testing.assert_array_equal(wrapped.support(x), inner.support(x))
+    np.testing.assert_array_equal(wrapped.lmo(x), inner.lmo(x))
+    np.testing.assert_array_equal(wrapped.gauge(x), inner.gauge(x))
+    assert wrapped.radius == inner.radius and wrapped.dim == inner.dim
+    np.testing.assert_array_equal(wrapped.interior_point(), inner.interior_point())
+    with pytest.raises(TypeError, match="Domain"):
+        planted.DeclaredDiameter(np.zeros(3), 1.0)

@@ -10,12 +10,21 @@ from __future__ import annotations
 import json
 import math
 
+import mpmath
 import numpy as np
 import pytest
 from scipy import stats as sps
 
 from audits import audit_rate
-from audits.utility import RateResult
+from audits.utility import (
+    Memo,
+    RateResult,
+    audit_level,
+    expected_slopes,
+    grid_points,
+    largest_allowed,
+    utility_bound,
+)
 from spec.errors import ParameterError, PrivacyParameterError
 
 GRID = {"n": [100, 200, 400, 800, 1600]}
@@ -109,12 +118,33 @@ def test_slope_agrees_with_polyfit_and_intervals_are_seeded():
     assert other != result
 
 
-def test_mean_intervals_are_student_t():
-    result = audit_rate(power_law(-1.0), grid={"n": [10, 20]}, base=BASE, runs=30, expected={"n": -1}, seed=8)
-    p = result.points[0]
-    half = (p["ci_high"] - p["ci_low"]) / 2
-    assert p["ci_low"] < p["mean"] < p["ci_high"] and half > 0
-    assert p["mean"] == pytest.approx((p["ci_low"] + p["ci_high"]) / 2)
+@pytest.mark.parametrize("alpha", [0.05, 0.2])
+def test_mean_intervals_are_student_t(alpha):
+    """Each point's interval is mean -/+ t_{1 - alpha/2, runs - 1} s / sqrt(runs), with s the
+    sample standard deviation of the runs the measure returned (recorded here), at level
+    1 - alpha whatever the number of axes. At 30 runs the t quantile is 2-4% above the normal
+    one (2.045 vs 1.960 at alpha = 0.05; 1.311 vs 1.282 at 0.2), far outside the tolerance."""
+    seen = {}
+    base_measure = power_law(-1.0, b_eps=-1.0)
+
+    def measure(params, runs, rng):
+        out = base_measure(params, runs, rng)
+        seen[(params["n"], params["epsilon"])] = out
+        return out
+
+    runs = 30
+    result = audit_rate(measure, grid={"n": [10, 20], "epsilon": [0.5, 1.0]}, base=BASE, runs=runs,
+                        expected={"n": -1, "epsilon": -1}, alpha=alpha, bootstrap=100, seed=8)
+    quantile = sps.t.ppf(1 - alpha / 2, runs - 1)
+    assert quantile > sps.norm.ppf(1 - alpha / 2) * 1.02
+    assert len(result.points) == len(seen) == 4
+    for p in result.points:
+        key = (p["value"], BASE["epsilon"]) if p["axis"] == "n" else (BASE["n"], p["value"])
+        out = seen[key]
+        half = quantile * out.std(ddof=1) / math.sqrt(runs)
+        assert p["mean"] == pytest.approx(out.mean(), rel=1e-12)
+        assert p["ci_low"] == pytest.approx(out.mean() - half, rel=1e-9)
+        assert p["ci_high"] == pytest.approx(out.mean() + half, rel=1e-9)
 
 
 def test_false_fail_rate_of_a_correct_rate():
@@ -187,3 +217,185 @@ def test_bad_measures_are_rejected(measure, message):
         audit_rate(measure, **GOOD)
     with pytest.raises(TypeError):
         audit_rate("not callable", **GOOD)
+
+
+def test_result_line_shows_the_tested_interval_that_decides():
+    """The verdict is decided on the tested quantity's interval; the line shows it next to the slope."""
+    result = audit_rate(power_law(-0.5), grid=GRID, base=BASE, runs=100, expected={"n": -1.0}, seed=9)
+    lo, hi = result.tested_intervals["n"]
+    line = str(result)
+    assert f"slope - expected {result.tested['n']:+.3g} [{lo:+.3g}, {hi:+.3g}]" in line
+    assert "fails above +0.2" in line and lo > 0.2
+    with_bound = audit_rate(power_law(-1.0), grid=GRID, base=BASE, runs=100, expected={"n": -1.0},
+                            bound=lambda p: 1.0 / p["n"], kind="lower", seed=9)
+    t_lo, t_hi = with_bound.tested_intervals["n"]
+    assert f"measured/bound slope {with_bound.tested['n']:+.3g} [{t_lo:+.3g}, {t_hi:+.3g}]" in str(with_bound)
+    assert "fails below -0.2" in str(with_bound)
+
+
+# --------------------------------------------------------------------------------------------
+# audit_level
+
+
+def _normal_samples(means, runs, sd, seed):
+    rng = np.random.default_rng(seed)
+    return [({"n": i, "x": m}, m + sd * rng.standard_normal(runs)) for i, m in enumerate(means)]
+
+
+def test_level_limits_are_one_sided_student_t_with_bonferroni_over_points_and_sides():
+    samples = _normal_samples([1.0, 2.0, 4.0], runs=40, sd=0.5, seed=1)
+    ref = lambda p: p["x"]  # noqa: E731 - true ratio 1 at every point
+    both = audit_level(samples, ref, low=0.5, high=2.0, alpha=0.06)
+    assert both.passed and both.tail == pytest.approx(0.06 / 6)
+    one = audit_level(samples, ref, low=0.5, alpha=0.06)
+    assert one.tail == pytest.approx(0.06 / 3)
+    for (params, values), row in zip(samples, one.points):
+        q = sps.t.ppf(1 - 0.02, 39)
+        half = q * values.std(ddof=1) / math.sqrt(40)
+        assert row["ratio"] == pytest.approx(values.mean() / params["x"], rel=1e-12)
+        assert row["ratio_low"] == pytest.approx((values.mean() - half) / params["x"], rel=1e-12)
+        assert row["ratio_high"] == pytest.approx((values.mean() + half) / params["x"], rel=1e-12)
+
+
+def test_level_fails_only_when_the_limit_is_outside_the_band():
+    samples = _normal_samples([1.0, 1.0], runs=200, sd=0.1, seed=2)
+    assert not audit_level(samples, lambda p: 0.5, high=1.5, alpha=0.01).passed  # ratio 2 > 1.5
+    assert audit_level(samples, lambda p: 0.5, high=2.5, alpha=0.01).passed
+    low = audit_level(samples, lambda p: 2.0, low=1.0, alpha=0.01)  # ratio 0.5 < 1
+    assert not low.passed and low.failed == (0, 1)
+    # a ratio just inside the band by less than the limit's half-width is not a failure
+    edge = audit_level(samples, lambda p: 1.0, low=1.005, alpha=0.01)
+    assert edge.passed and edge.points[0]["ratio"] < 1.005 < edge.points[0]["ratio_high"]
+
+
+def test_level_false_alarm_rate_at_the_band_edge():
+    """Meta-test (seeded): 300 checks of 3 normal points whose true ratio sits exactly on the lower
+    edge (the worst case) at alpha = 0.15: each fails with probability at most 0.15 (exactly 1 -
+    (1 - 0.05)^3 = 0.143 here). Allowed: the 0.999 quantile of Binomial(300, 0.15)."""
+    fails = 0
+    for s in range(300):
+        samples = _normal_samples([1.0, 2.0, 3.0], runs=10, sd=0.8, seed=100 + s)
+        fails += not audit_level(samples, lambda p: p["x"], low=1.0, alpha=0.15).passed
+    assert fails <= sps.binom.ppf(0.999, 300, 0.15)
+    assert fails >= sps.binom.ppf(0.001, 300, 0.143)  # and the limits are not needlessly loose
+
+
+def test_level_result_printing_json_and_errors():
+    samples = _normal_samples([1.0, 2.0], runs=20, sd=0.1, seed=3)
+    result = audit_level(samples, lambda p: p["x"], low=0.9, high=1.1, alpha=0.01, reference_name="thing")
+    line = str(result)
+    assert "\n" not in line and "measured / thing" in line and line.endswith("passed") and "[0.9, 1.1]" in line
+    d = json.loads(json.dumps(result.to_dict(), allow_nan=False))
+    assert d["result_type"] == "level" and d["passed"] is True and len(d["points"]) == 2
+    with pytest.raises(ParameterError, match="nothing to check"):
+        audit_level(samples, lambda p: 1.0, alpha=0.01)
+    with pytest.raises(ParameterError, match="high"):
+        audit_level(samples, lambda p: 1.0, low=2.0, high=1.0, alpha=0.01)
+    with pytest.raises(ParameterError, match="reference"):
+        audit_level(samples, lambda p: 0.0, low=0.5, alpha=0.01)
+    with pytest.raises(PrivacyParameterError, match="alpha"):
+        audit_level(samples, lambda p: 1.0, low=0.5, alpha=0.0)
+    with pytest.raises(ParameterError, match="at least 2 finite"):
+        audit_level([({"n": 1}, np.array([1.0, np.nan]))], lambda p: 1.0, low=0.5, alpha=0.01)
+    with pytest.raises(TypeError, match="reference"):
+        audit_level(samples, 1.0, low=0.5, alpha=0.01)
+
+
+# --------------------------------------------------------------------------------------------
+# helpers for audit tests
+
+
+def test_utility_bound_evaluates_the_record_claim():
+    from spec import bst14 as spec
+
+    b = utility_bound(spec.THM_V_5, 0)
+    assert b({"n": 100, "dimension": 8, "epsilon": 2.0, "delta": 1e-3, "extra": 1}) == pytest.approx(8 / (4 * 100))
+    c = utility_bound(spec.THM_V_5, 0, constant=0.25)
+    assert c({"n": 100, "dimension": 8, "epsilon": 2.0}) == pytest.approx(0.25 * 8 / (4 * 100))
+    # Theorem II.4 (2): L^2 ln^2(n/delta) p ln(1/delta) / (n Delta eps^2), by hand
+    params = {"lipschitz": 3.0, "n": 50, "delta": 1e-4, "dimension": 5, "strong_convexity": 0.5, "epsilon": 0.7}
+    want = 9 * math.log(50 / 1e-4) ** 2 * 5 * math.log(1e4) / (50 * 0.5 * 0.49)
+    assert utility_bound(spec.THM_II_4, 1)(params) == pytest.approx(want, rel=1e-12)
+    with pytest.raises(ParameterError, match="index"):
+        utility_bound(spec.THM_V_5, 3)
+    with pytest.raises(ParameterError, match="lack"):
+        b({"n": 100, "dimension": 8})
+
+
+def test_expected_slopes_are_the_least_squares_slopes_of_the_formula():
+    grid = {"n": [10, 40, 90], "epsilon": [0.5, 1.0, 4.0]}
+    base = {"n": 40, "epsilon": 1.0}
+    power = expected_slopes(lambda p: 3 * p["n"] ** -1 * p["epsilon"] ** -2, grid, base)
+    assert power["n"] == pytest.approx(-1.0, abs=1e-12) and power["epsilon"] == pytest.approx(-2.0, abs=1e-12)
+    bent = expected_slopes(lambda p: math.log(p["n"]) / p["n"], grid, base)
+    x = np.log(grid["n"])
+    assert bent["n"] == pytest.approx(np.polyfit(x, np.log(np.log(grid["n"])) - x, 1)[0], rel=1e-12)
+
+
+def test_largest_allowed_solves_the_assumption_and_rounds_down():
+    from spec import bst14 as spec
+
+    for delta, digits in ((1e-3, 3), (1e-5, 6)):
+        got = largest_allowed(spec.THM_II_1, "lemma_II_2_condition", "epsilon", digits=digits, delta=delta)
+        with mpmath.workdps(40):
+            root = 2 * mpmath.sqrt(mpmath.log(1 / mpmath.mpf(repr(delta))))
+            want = float(mpmath.floor(root * 10**digits) / 10**digits)
+        assert got == want and got <= float(root) < got + 10.0**-digits
+        spec.THM_II_1.check(n=10, epsilon=got, delta=delta)  # inside the theorem
+    assert largest_allowed(spec.THM_II_1, "lemma_II_2_condition", "epsilon", delta=1e-3) == 5.256
+    with pytest.raises(ParameterError, match="not one of"):
+        largest_allowed(spec.THM_II_1, "no_such", "epsilon", delta=1e-3)
+    with pytest.raises(ParameterError, match="not an upper limit"):
+        largest_allowed(spec.THM_II_1, "n_ge_2", "n")  # n >= 2 is a lower limit
+
+
+def test_memo_caches_by_point_and_runs_and_lists_its_samples():
+    calls = []
+
+    def measure(params, runs, rng):
+        calls.append((params["n"], params["p"], runs))
+        return rng.random(runs)
+
+    memo = Memo(measure)
+    a = memo({"n": 1, "p": 2}, 5, np.random.default_rng(0))
+    b = memo({"p": 2, "n": 1}, 5, np.random.default_rng(1))  # same point, other rng: cached
+    c = memo({"n": 1, "p": 2}, 6, np.random.default_rng(2))
+    assert a is b and c.shape == (6,) and calls == [(1, 2, 5), (1, 2, 6)]
+    assert [(p, v.shape) for p, v in memo.samples()] == [({"n": 1, "p": 2}, (5,)), ({"n": 1, "p": 2}, (6,))]
+    # through audit_rate the base point is simulated once for all axes that contain it
+    calls.clear()
+    audit_rate(memo, grid={"n": [1, 2], "p": [2, 3]}, base={"n": 1, "p": 2}, runs=4, expected={"n": 0, "p": 0},
+               seed=0, bootstrap=100)
+    assert calls == [(1, 2, 4), (2, 2, 4), (1, 3, 4)] and len(memo.samples()) == 5
+    with pytest.raises(TypeError, match="callable"):
+        Memo(3)
+
+
+def test_grid_points_vary_one_axis_at_a_time():
+    pts = list(grid_points({"n": [1, 2], "p": [5]}, {"n": 1, "p": 3, "q": 0}))
+    assert pts == [{"n": 1, "p": 3, "q": 0}, {"n": 2, "p": 3, "q": 0}, {"n": 1, "p": 5, "q": 0}]
+
+
+def test_small_levels_use_a_normal_interval_with_the_bootstrap_spread():
+    """At alpha/(2k) below 10 resamples per tail, a percentile would be the extreme resample; the
+    interval is slope -+ z sd(bootstrap) instead."""
+    kw = dict(grid=GRID, base=BASE, runs=100, expected={"n": -1.0}, seed=11, bootstrap=1000)
+    tiny = audit_rate(power_law(-1.0), alpha=1e-6, **kw)
+    assert tiny.interval_method == "normal"
+    z = sps.norm.isf(1e-6 / 2)
+    lo, hi = tiny.intervals["n"]
+    assert (hi - lo) / 2 == pytest.approx(z * tiny.standard_errors["n"], rel=1e-12)
+    assert (lo + hi) / 2 == pytest.approx(tiny.slopes["n"], rel=1e-12)
+    wide = audit_rate(power_law(-1.0), alpha=0.05, **kw)  # 25 resamples per tail: percentile
+    assert wide.interval_method == "percentile"
+    assert wide.standard_errors["n"] == pytest.approx(tiny.standard_errors["n"], rel=1e-12)  # same resamples
+
+
+def test_false_fail_rate_of_the_normal_interval():
+    """Meta-test (seeded), as above but on the normal path (alpha = 0.1 with 100 resamples: 5 per
+    tail): each audit fails with probability about 0.05; allowed: the 0.999 quantile of
+    Binomial(60, 0.1)."""
+    results = [audit_rate(power_law(-1.0), grid={"n": [100, 400, 1600]}, base=BASE, runs=40, expected={"n": -1.0},
+                          tolerance=0.0, alpha=0.1, bootstrap=100, seed=2000 + s) for s in range(60)]
+    assert {r.interval_method for r in results} == {"normal"}
+    assert sum(not r.passed for r in results) <= sps.binom.ppf(0.999, 60, 0.1)
