@@ -233,6 +233,17 @@ def run_all(tasks, jobs: int):
         return list(pool.map(run_one, tasks, chunksize=max(1, len(tasks) // (8 * jobs))))
 
 
+def run_configs(configs, section: int, master: int, reps, jobs: int):
+    """Run ``reps(cfg)`` seeded repetitions of every config; returns one result list per config."""
+    tasks, index = [], []
+    for c, cfg in enumerate(configs):
+        for rep in range(reps(cfg)):
+            tasks.append((cfg, audit_seed(master, section, c, rep)))
+            index.append(c)
+    results = run_all(tasks, jobs)
+    return [[r for r, i in zip(results, index) if i == c] for c in range(len(configs))]
+
+
 # --------------------------------------------------------------------------------------------
 # Output
 
@@ -267,16 +278,11 @@ def tightness(master, runs_list, reps_list, jobs, out):
         for mode in ("point", "profile"):
             configs.append(Config("gaussian", GAUSS_EPSILON, GAUSS_DELTA, mode, runs))
     reps_of = dict(zip(runs_list, reps_list))
-    tasks, index = [], []
-    for c, cfg in enumerate(configs):
-        for rep in range(reps_of[cfg.runs]):
-            tasks.append((cfg, audit_seed(master, SECTION_TIGHTNESS, c, rep)))
-            index.append(c)
-    results = run_all(tasks, jobs)
+    grouped = run_configs(configs, SECTION_TIGHTNESS, master, lambda cfg: reps_of[cfg.runs], jobs)
     rows, means = [], {}
     for c, cfg in enumerate(configs):
-        lows = np.array([r[0] for r, i in zip(results, index) if i == c])
-        flagged = sum(r[1] for r, i in zip(results, index) if i == c)
+        lows = np.array([r[0] for r in grouped[c]])
+        flagged = sum(r[1] for r in grouped[c])
         ratio = lows / cfg.epsilon
         means[(cfg.label(), cfg.runs)] = (float(ratio.mean()), float(np.median(ratio)))
         rows.append((cfg.label(), f"{cfg.runs:.0e}", lows.size, f"{ratio.mean():.3f}",
@@ -297,15 +303,10 @@ def power(master, runs, reps, jobs, out):
     configs = [Config("gaussian", GAUSS_EPSILON, GAUSS_DELTA, mode, runs, f)
                for f in FACTORS for mode in ("point", "profile")]
     configs.append(Config("gaussian", GAUSS_EPSILON, GAUSS_DELTA, "profile", predicted, 0.9))
-    tasks, index = [], []
-    for c, cfg in enumerate(configs):
-        for rep in range(reps):
-            tasks.append((cfg, audit_seed(master, SECTION_POWER, c, rep)))
-            index.append(c)
-    results = run_all(tasks, jobs)
+    grouped = run_configs(configs, SECTION_POWER, master, lambda cfg: reps, jobs)
     counts = {}
     for c, cfg in enumerate(configs):
-        flags = [r[1] for r, i in zip(results, index) if i == c]
+        flags = [r[1] for r in grouped[c]]
         counts[(cfg.mode, cfg.factor, cfg.runs)] = (sum(flags), len(flags))
     rows = []
     for f in FACTORS:
@@ -336,15 +337,10 @@ def coverage(master, runs, reps, jobs, out):
         Config("gaussian", GAUSS_EPSILON, GAUSS_DELTA, "point", runs),
         Config("gaussian", GAUSS_EPSILON, GAUSS_DELTA, "profile", runs),
     ]
-    tasks, index = [], []
-    for c, cfg in enumerate(configs):
-        for rep in range(reps):
-            tasks.append((cfg, audit_seed(master, SECTION_COVERAGE, c, rep)))
-            index.append(c)
-    results = run_all(tasks, jobs)
+    grouped = run_configs(configs, SECTION_COVERAGE, master, lambda cfg: reps, jobs)
     rows, counts = [], {}
     for c, cfg in enumerate(configs):
-        flags = [r[1] for r, i in zip(results, index) if i == c]
+        flags = [r[1] for r in grouped[c]]
         k, n = sum(flags), len(flags)
         counts[cfg.label()] = (k, n)
         what = ("epsilon_lower > true eps" if cfg.mode == "point"
