@@ -366,7 +366,7 @@ def alg4_constants(epsilon: float) -> dict:
     lip = loss.constants.lipschitz
     par = _spec.localization_parameters(epsilon=epsilon, lipschitz=lip, n=ALG3_N,
                                         strong_convexity=loss.constants.strong_convexity, dimension=1,
-                                        solver_gap=1e-12)
+                                        solver_tolerance=1e-12)
     diam = min(domain.diameter, 2.0 * par["radius"])
     coef = _spec.exp_sampling_coefficient(epsilon=par["epsilon_generic"], lipschitz=lip, diameter=diam)
     return {"rate": par["noise_rate"], "radius": par["radius"], "coefficient": coef,

@@ -182,7 +182,7 @@ def _spec(args) -> dict | list | str:
 
 
 def _calibrate(args):
-    from spec import gaussian, zcdp
+    from spec import gaussian, zcdp, zhang17
 
     kw = dict(epsilon=args.epsilon, delta=args.delta, sensitivity=args.sensitivity)
     if args.method in ("classic", "zhang17") and args.steps != 1:
@@ -190,7 +190,7 @@ def _calibrate(args):
     if args.method == "classic":
         sigma = gaussian.classic_sigma(**kw)
     elif args.method == "zhang17":
-        sigma = gaussian.zhang17_sigma(**kw)
+        sigma = zhang17.gaussian_sigma(**kw)
     elif args.method == "analytic":
         sigma = gaussian.analytic_sigma(**kw, steps=args.steps)
     else:
@@ -256,7 +256,7 @@ def _run_verb(args):
     for w in caught:
         if issubclass(w.category, PrivacyLeakWarning):
             # the library's advice names its Python function; on the command line it is a flag
-            leaks.append(str(w.message).splitlines()[0].replace("use analytic_sigma", "use --method analytic"))
+            leaks.append(str(w.message).splitlines()[0].replace("use spec.gaussian.analytic_sigma", "use --method analytic"))
         else:  # not ours to reformat: hand it back to the warnings machinery
             warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
     return out, leaks

@@ -572,10 +572,10 @@ class OutputPerturbationResult:
     radius : float
         Radius of ``C_0`` (line 4), rounded up.
     theta_star : ndarray, shape (p,)
-        The solver's minimiser (line 2), certified gap ``solver_gap``.
+        The solver's minimiser (line 2), certified gap ``solver_tolerance``.
     rate : float
         Rate of the noise density ``exp(-rate ||b||)``, including the solver-gap correction.
-    solver_gap : float
+    solver_tolerance : float
         The public tolerance used in the sensitivity (the certified gap is at most this).
     noise : ndarray, shape (runs, p)
         The noise ``b`` before projection (for tests and audits of the noise law).
@@ -587,7 +587,7 @@ class OutputPerturbationResult:
     radius: float
     theta_star: np.ndarray
     rate: float
-    solver_gap: float
+    solver_tolerance: float
     noise: np.ndarray = field(repr=False)
     domain: Any = field(repr=False)
 
@@ -650,7 +650,7 @@ def output_perturbation(data, *, loss, domain, epsilon, zeta, runs=1, solver_tol
     theta_star = solved.theta
     rate = _spec.output_perturbation_rate(
         epsilon=eps, lipschitz=constants.lipschitz, n=n, strong_convexity=constants.strong_convexity,
-        solver_gap=tol,
+        solver_tolerance=tol,
     )
     # [bst14 Alg.3 L3] b with density proportional to exp(-(n Delta epsilon/(2L)) ||b||) (rate with tau)
     b = RadialLaplace(rate=rate, dim=p).rvs((runs,), noise=src, label="bst14 Alg.3 L3 b")
@@ -662,7 +662,7 @@ def output_perturbation(data, *, loss, domain, epsilon, zeta, runs=1, solver_tol
         dimension=p, zeta=z,
     )
     return OutputPerturbationResult(
-        centres=centres, radius=radius, theta_star=theta_star, rate=rate, solver_gap=tol, noise=b, domain=domain,
+        centres=centres, radius=radius, theta_star=theta_star, rate=rate, solver_tolerance=tol, noise=b, domain=domain,
     )
 
 
@@ -707,7 +707,7 @@ def localization(data, *, loss, domain, epsilon, runs=1, sampler, solver_toleran
         )
     params = _spec.localization_parameters(
         epsilon=epsilon, lipschitz=constants.lipschitz, n=n, strong_convexity=constants.strong_convexity,
-        dimension=p, solver_gap=validate.positive("solver_tolerance", solver_tolerance),
+        dimension=p, solver_tolerance=validate.positive("solver_tolerance", solver_tolerance),
     )
     src = noise_source(rng=rng, noise=noise)
     # [bst14 Alg.4 L1] C_0 <- A_out-pert(D, epsilon/2, zeta = 3 ln n)

@@ -179,7 +179,7 @@ ADVANCED_PER_STEP = SpecRecord(
             "e^(s/2) - 1 <= s, true for s < 1 (module docstring). Without the condition: k = 1, "
             "epsilon' = 0.9, delta' = 0.9 composes to 2.08 > 0.9. wang19 Lemma 1 prints "
             "ln(1/(delta t')) where ln(1/delta') is meant (an extraction garble).",
-            "tests/test_spec_composition.py::test_form_b_hidden_condition",
+            ("tests/test_spec_composition.py::test_form_b_hidden_condition",),
         ),
     ),
     notes=(
@@ -227,7 +227,7 @@ BBKN14 = SpecRecord(
             "eps <= 1, so the lemma holds as printed. The condition eps <= 1 matters: for small gamma "
             "the tight value exceeds 2 gamma eps once e^eps - 1 > 2 eps, i.e. eps > 1.2564. For "
             "(epsilon, delta) mechanisms use subsampling.bbg18.",
-            "tests/test_spec_composition.py::test_bbkn14_is_valid_but_loose",
+            ("tests/test_spec_composition.py::test_bbkn14_is_valid_but_loose",),
         ),
     ),
 )

@@ -75,8 +75,8 @@ t = sp.Symbol("t", nonnegative=True)
 _S_EPS = Symbol("epsilon", eps, "privacy budget epsilon")
 _S_SENS = Symbol("sensitivity", Du, "sensitivity of the score: max over r and neighbours of |u(D,r) - u(D',r)|")
 _S_OSC = Symbol("oscillation", osc, "sup over neighbours of (sup h - inf h), h = u(D,.) - u(D',.)")
-_S_SIZE = Symbol("size", R, "number of candidate outputs |R|")
-_S_T = Symbol("t", t, "tail parameter: the bound fails with probability at most exp(-t)")
+_S_SIZE = Symbol("candidates", R, "number of candidate outputs |R|")
+_S_T = Symbol("tail", t, "tail parameter: the bound fails with probability at most exp(-t)")
 
 _SCORE_NOTE = (
     "The sensitivity (or oscillation) is a supremum over neighbouring datasets under the relation it "
@@ -142,7 +142,7 @@ OSCILLATION = SpecRecord(
             "2 L ||C||_2 and c = epsilon / (2 L ||C||_2) is epsilon-DP. The test computes the exact "
             "maximal log-ratio on random finite score pairs and checks it is at most c * osc, and "
             "that the bound is attained in the limit.",
-            "tests/test_spec_exponential.py::test_oscillation_bound_on_random_score_pairs",
+            ("tests/test_spec_exponential.py::test_oscillation_bound_on_random_score_pairs",),
         ),
     ),
     notes=(
@@ -170,7 +170,7 @@ UTILITY = SpecRecord(
             2 * Du / eps * (sp.log(R) + t),
             BoundKind.HIGH_PROBABILITY,
             "Pr[u(D, output) <= OPT - gap] <= exp(-t), over the mechanism's coins, for every D.",
-            (("epsilon", "0"), ("size", "oo")),
+            (("epsilon", "0"), ("candidates", "oo")),
         ),
     ),
     notes=(
@@ -219,7 +219,7 @@ REPORT_NOISY_MAX = SpecRecord(
             "2 Delta/epsilon. With Delta/epsilon and two candidates whose scores move in opposite "
             "directions the privacy loss tends to 2 epsilon. The test computes the exact output "
             "distribution by quadrature for both scales.",
-            "tests/test_spec_exponential.py::test_report_noisy_max_scales",
+            ("tests/test_spec_exponential.py::test_report_noisy_max_scales",),
         ),
     ),
     notes=(
@@ -277,8 +277,8 @@ def exponent_oscillation(*, epsilon, oscillation) -> float:
     return OSCILLATION.evaluate("coefficient", epsilon=e, oscillation=o)
 
 
-def utility_gap(*, epsilon, sensitivity, size, t) -> float:
-    """Score gap ``(2 sensitivity / epsilon)(ln size + t)`` of the textbook exponential mechanism.
+def utility_gap(*, epsilon, sensitivity, candidates, tail) -> float:
+    """Score gap ``(2 sensitivity / epsilon)(ln candidates + tail)`` of the textbook exponential mechanism.
 
     Parameters
     ----------
@@ -286,9 +286,9 @@ def utility_gap(*, epsilon, sensitivity, size, t) -> float:
         ``> 0``.
     sensitivity : float
         ``> 0``.
-    size : int
+    candidates : int
         Number of candidates ``|R| >= 1``.
-    t : float
+    tail : float
         ``>= 0``.
 
     Returns
@@ -302,9 +302,9 @@ def utility_gap(*, epsilon, sensitivity, size, t) -> float:
     """
     e = validate.epsilon(epsilon)
     s = validate.positive("sensitivity", sensitivity)
-    n = validate.positive_integer("size", size)
-    tt = validate.nonnegative("t", t)
-    return UTILITY.evaluate("gap", epsilon=e, sensitivity=s, size=n, t=tt)
+    n = validate.positive_integer("candidates", candidates)
+    tt = validate.nonnegative("tail", tail)
+    return UTILITY.evaluate("gap", epsilon=e, sensitivity=s, candidates=n, tail=tt)
 
 
 def report_noisy_max_scale(*, epsilon, sensitivity, monotone=False) -> float:

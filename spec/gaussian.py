@@ -1,12 +1,11 @@
-"""The Gaussian mechanism: the classical, Zhang et al. and analytic (exact) calibrations.
+"""The Gaussian mechanism: the classical and the analytic (exact) calibrations.
 
 A query ``q`` with l2 sensitivity ``Delta`` (``sensitivity``) released as ``q(D) + N(0, sigma^2 I)``.
-Three records:
+Two records (zhang17's calibration, ``sqrt(2 ln(2/delta)) Delta / epsilon``, is in
+:mod:`spec.zhang17`):
 
 ``gaussian.classic``
     ``sigma = sqrt(2 ln(1.25/delta)) Delta / epsilon``, proved only for ``epsilon < 1``.
-``gaussian.zhang17``
-    ``sigma = sqrt(2 ln(2/delta)) Delta / epsilon``, claimed by zhang17 for every ``epsilon > 0``.
 ``gaussian.analytic``
     The exact privacy profile of Balle and Wang (2018), valid for every ``epsilon``. It is the
     oracle every other calibration in dperm is checked against.
@@ -59,20 +58,18 @@ from spec.registry import register
 
 __all__ = [
     "CLASSIC",
-    "ZHANG17",
     "ANALYTIC",
     "RECORDS",
     "normal_cdf",
     "normal_quantile",
     "classic_sigma",
-    "zhang17_sigma",
     "exact_delta",
     "exact_epsilon",
     "analytic_sigma",
     "profile",
     "tradeoff",
     "classic_failure_epsilon",
-    "zhang17_failure_epsilon",
+    "failure_epsilon",
 ]
 
 
@@ -113,7 +110,7 @@ _S_DELTA = Symbol("delta", delta, "failure probability delta")
 _S_SENS = Symbol("sensitivity", Delta, "l2 sensitivity of the query")
 _S_SIGMA = Symbol("sigma", sigma, "standard deviation of the Gaussian noise (per coordinate)")
 _S_STEPS = Symbol("steps", T, "number of (adaptively) composed releases with the same sigma")
-_S_ALPHA = Symbol("alpha", alpha_I, "type I error of a test between neighbouring outputs")
+_S_ALPHA = Symbol("type_one_error", alpha_I, "type I error of a test between neighbouring outputs")
 
 _SENSITIVITY_NOTE = (
     "The mechanism record is about a query with l2 sensitivity `sensitivity`; the guarantee holds "
@@ -163,53 +160,14 @@ CLASSIC = SpecRecord(
             "delta = 1e-5 the exact delta is 2.3e-5; at epsilon = 20 it is 1.5e-3. dperm keeps the "
             "precondition (classic_sigma raises AssumptionError for epsilon >= 1) and offers "
             "analytic_sigma for every epsilon.",
-            "tests/test_spec_gaussian.py::test_classic_failure_epsilon_at_1e_5",
+            ("tests/test_spec_gaussian.py::test_classic_failure_epsilon_at_1e_5",),
         ),
     ),
     notes=(
-        "Used as printed by zhang17, wang17 and wang19 (wang19 Definition 5).",
+        "Used as printed by wang17 and wang19 (wang19 Definition 5); zhang17 prints ln(2/delta) "
+        "(zhang17.thm_1_gaussian).",
         "Theorem A.1 asks for c^2 > 2 ln(1.25/delta) strictly; the formula takes equality. The exact "
         "profile shows the equality case is (epsilon, delta)-DP for epsilon < 1 as well.",
-        "The exact profile of the noise this adds is gaussian.profile(sigma=..., sensitivity=...).",
-    ),
-)
-
-ZHANG17 = SpecRecord(
-    id="gaussian.zhang17",
-    title="Gaussian output perturbation of Zhang et al.",
-    citation=Citation("zhang17", "Algorithm 1, line 7"),
-    summary=(
-        "Noise with density proportional to exp(-epsilon^2 ||z||^2 / (4 ln(2/delta) Delta_2^2)), i.e. "
-        "N(0, sigma^2 I) with sigma = sqrt(2 ln(2/delta)) Delta_2/epsilon, claimed (epsilon, delta)-DP "
-        "for every epsilon > 0 (zhang17 Theorem 1)."
-    ),
-    conventions=Conventions(LossForm.NOT_APPLICABLE, Neighbouring.REPLACE_ONE, (_SENSITIVITY_NOTE,)),
-    symbols=(_S_EPS, _S_DELTA, _S_SENS),
-    assumptions=(_DELTA_LT_1,),
-    formulas=(
-        Formula(
-            "sigma",
-            sp.sqrt(2 * sp.log(2 / delta)) * Delta / eps,
-            "noise standard deviation",
-            Rounding.UP,
-        ),
-    ),
-    flags=(
-        Flag(
-            FlagKind.ERRATUM,
-            "Claimed for every epsilon > 0, but not (epsilon, delta)-DP for large epsilon: at "
-            "delta = 1e-5 it first fails at epsilon = 9.39.",
-            "Since ln(2/delta) > ln(1.25/delta) this sigma exceeds the classical one, so it is "
-            "(epsilon, delta)-DP for epsilon < 1 (Dwork-Roth Theorem A.1), and the exact profile "
-            "shows it holds up to epsilon = 9.39 at delta = 1e-5 (zhang17_failure_epsilon). "
-            "Beyond that the exact delta exceeds the target: 1.4e-5 at epsilon = 10 and 9.7e-4 at "
-            "epsilon = 20 (delta = 1e-5). zhang17_sigma emits a PrivacyLeakWarning when the "
-            "returned sigma is not (epsilon, delta)-DP.",
-            "tests/test_spec_gaussian.py::test_zhang17_failure_epsilon_at_1e_5",
-        ),
-    ),
-    notes=(
-        "The experiments of zhang17 use epsilon up to 2, where the calibration is valid.",
         "The exact profile of the noise this adds is gaussian.profile(sigma=..., sensitivity=...).",
     ),
 )
@@ -266,8 +224,6 @@ ANALYTIC = SpecRecord(
 _PROFILE_FN = sp.lambdify([eps_p, sigma, Delta, T], _PROFILE_EXPR, modules="mpmath")
 _MU_FN = sp.lambdify([sigma, Delta, T], _MU, modules="mpmath")
 _TRADEOFF_FN = sp.lambdify([alpha_I, sigma, Delta, T], ANALYTIC.formula("beta").expr, modules="mpmath")
-_CLASSIC_SIGMA_FN = sp.lambdify([eps, delta, Delta], CLASSIC.formula("sigma").expr, modules="mpmath")
-_ZHANG17_SIGMA_FN = sp.lambdify([eps, delta, Delta], ZHANG17.formula("sigma").expr, modules="mpmath")
 
 _MAX_DIGITS = 3200
 _AGREE = mpmath.mpf(10) ** -20
@@ -355,49 +311,6 @@ def classic_sigma(*, epsilon, delta, sensitivity) -> float:
     d = validate.delta(delta)
     s = validate.positive("sensitivity", sensitivity)
     return CLASSIC.evaluate("sigma", epsilon=e, delta=d, sensitivity=s)
-
-
-def zhang17_sigma(*, epsilon, delta, sensitivity) -> float:
-    """Noise standard deviation of zhang17 Algorithm 1 (line 7), ``sqrt(2 ln(2/delta)) Delta/epsilon``.
-
-    Parameters
-    ----------
-    epsilon : float
-        Privacy budget, ``> 0``.
-    delta : float
-        In ``(0, 1)``.
-    sensitivity : float
-        l2 sensitivity, ``> 0``.
-
-    Returns
-    -------
-    float
-        The paper's sigma, rounded up.
-
-    Warns
-    -----
-    PrivacyLeakWarning
-        When the returned sigma is *not* (epsilon, delta)-DP under the exact profile (large
-        epsilon; see the record's flag).
-
-    Privacy
-    -------
-    ``gaussian.zhang17`` (claimed for every epsilon; true for epsilon < 1 and, at delta = 1e-5, up to
-    ``zhang17_failure_epsilon(1e-5)``).
-    """
-    e = validate.epsilon(epsilon)
-    d = validate.delta(delta)
-    s = validate.positive("sensitivity", sensitivity)
-    value = ZHANG17.evaluate("sigma", epsilon=e, delta=d, sensitivity=s)
-    achieved = _profile_value(e, value, s, 1)
-    if achieved > d:
-        warnings.warn(
-            f"gaussian.zhang17: sigma ({value!r}) at epsilon ({e!r}) is not (epsilon, delta)-DP: exact "
-            f"delta {achieved:.3g} > delta ({d!r}); use analytic_sigma",
-            PrivacyLeakWarning,
-            stacklevel=2,
-        )
-    return value
 
 
 def exact_delta(epsilon, *, sigma, sensitivity, steps=1) -> float:
@@ -603,7 +516,7 @@ def tradeoff(alpha, *, sigma, sensitivity, steps=1) -> float:
     -------
     ``gaussian.analytic`` (formula ``beta``).
     """
-    a = validate.interval("alpha", alpha, 0.0, 1.0, closed="both")
+    a = validate.interval("alpha", alpha, 0.0, 1.0, closed="both", error=PrivacyParameterError)
     s, d, t = _validate_mechanism(sigma, sensitivity, steps)
     if a == 0.0:
         return 1.0
@@ -619,9 +532,34 @@ def tradeoff(alpha, *, sigma, sensitivity, steps=1) -> float:
     return min(beta, math.nextafter(1.0, 0.0))
 
 
-def _failure_epsilon(sigma_fn, record_id: str, delta_value) -> float:
-    """Smallest epsilon at which ``sigma_fn(epsilon, delta, 1)`` is not (epsilon, delta)-DP (DOWN)."""
-    d = validate.delta(delta_value)
+def failure_epsilon(record: SpecRecord, delta) -> float:
+    """Smallest epsilon at which a record's Gaussian calibration stops being (epsilon, delta)-DP.
+
+    The root in epsilon of ``exact_delta(epsilon; sigma = record's sigma(epsilon, delta))
+    = delta``, rounded down: at the returned epsilon the calibration is still (epsilon, delta)-DP.
+    The profile is scale free, so the sensitivity does not matter.
+
+    Parameters
+    ----------
+    record : SpecRecord
+        A record with a formula ``sigma`` in the canonical names ``epsilon``, ``delta`` and
+        ``sensitivity`` (``gaussian.classic``, ``zhang17.thm_1_gaussian``).
+    delta : float
+        In ``(0, 1)``.
+
+    Returns
+    -------
+    float
+
+    Privacy
+    -------
+    The record's flag, evaluated with ``gaussian.analytic``.
+    """
+    expr = record.formula("sigma").expr
+    sigma_fn = sp.lambdify([record.symbol("epsilon"), record.symbol("delta"), record.symbol("sensitivity")],
+                           expr, modules="mpmath")
+    record_id = record.id
+    d = validate.delta(delta)
     goal = mpmath.mpf(d)
 
     def fails(x):
@@ -673,26 +611,7 @@ def classic_failure_epsilon(delta) -> float:
     -------
     ``gaussian.classic`` (flag), evaluated with ``gaussian.analytic``.
     """
-    return _failure_epsilon(_CLASSIC_SIGMA_FN, CLASSIC.id, delta)
-
-
-def zhang17_failure_epsilon(delta) -> float:
-    """Smallest epsilon at which zhang17's calibration stops being (epsilon, delta)-DP (rounded down).
-
-    Parameters
-    ----------
-    delta : float
-        In ``(0, 1)``.
-
-    Returns
-    -------
-    float
-
-    Privacy
-    -------
-    ``gaussian.zhang17`` (flag), evaluated with ``gaussian.analytic``.
-    """
-    return _failure_epsilon(_ZHANG17_SIGMA_FN, ZHANG17.id, delta)
+    return failure_epsilon(CLASSIC, delta)
 
 
 # --------------------------------------------------------------------------- claims
@@ -709,19 +628,6 @@ CLASSIC = register(
             PrivacyModel.APPROX_DP,
             Neighbouring.REPLACE_ONE,
             "(epsilon, delta)-DP for 0 < epsilon < 1 and 0 < delta < 1.",
-            epsilon=eps,
-            delta=delta,
-            profile=profile,
-        ),
-    )
-)
-ZHANG17 = register(
-    _with_privacy(
-        ZHANG17,
-        PrivacyClaim(
-            PrivacyModel.APPROX_DP,
-            Neighbouring.REPLACE_ONE,
-            "(epsilon, delta)-DP claimed for every epsilon > 0 and delta in (0, 1) (see the flag).",
             epsilon=eps,
             delta=delta,
             profile=profile,
@@ -745,4 +651,4 @@ ANALYTIC = register(
 )
 
 #: The records this module registers.
-RECORDS = (CLASSIC, ZHANG17, ANALYTIC)
+RECORDS = (CLASSIC, ANALYTIC)

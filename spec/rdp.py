@@ -108,7 +108,7 @@ _k = sp.Symbol("k", integer=True, nonnegative=True)
 _i = sp.Symbol("i", integer=True, nonnegative=True)
 _j = sp.Symbol("j", integer=True, nonnegative=True)
 
-_SYM_ALPHA = Symbol("alpha", ALPHA, "Renyi order (alpha > 1)")
+_SYM_ALPHA = Symbol("order", ALPHA, "Renyi order (alpha > 1)")
 _SYM_SIGMA = Symbol("sigma", _sigma, "standard deviation of the Gaussian noise")
 _SYM_SENS = Symbol("sensitivity", _Delta, "l2 sensitivity of the query under the record's neighbouring relation")
 _SYM_STEPS = Symbol("steps", _T, "number of composed releases")
@@ -205,8 +205,8 @@ TO_DP_CKS20 = register(
                 "ln((alpha-1)/alpha) - ln(alpha)/(alpha-1) < 0. For alpha > 1/delta the formula "
                 "can be negative; the statement holds for every eps >= 0 and delta is "
                 "decreasing in eps, so the certified epsilon is max(formula, 0).",
-                "tests/test_spec_rdp.py::test_cks_epsilon_solves_delta_form, "
-                "test_cks_never_above_mironov",
+                ("tests/test_spec_rdp.py::test_cks_epsilon_solves_delta_form",
+                 "tests/test_spec_rdp.py::test_cks_never_above_mironov"),
             ),
         ),
     )
@@ -372,7 +372,7 @@ POISSON_SUBSAMPLED_GAUSSIAN = register(
                 "sampling. This accountant applies only to an implementation that samples "
                 "each record independently and claims add/remove-one privacy; for the seeds use "
                 "rdp.without_replacement_subsampled_gaussian.",
-                "tests/test_spec_rdp.py::test_records_neighbouring",
+                ("tests/test_spec_rdp.py::test_records_neighbouring",),
             ),
         ),
         notes=(
@@ -434,7 +434,7 @@ WITHOUT_REPLACEMENT_SUBSAMPLED_GAUSSIAN = register(
                 "epsilon for a concrete sigma in their own setting: replace-one, uniform "
                 "sampling, e.g. bst14 Algorithm 1 with gamma = 1/n, sensitivity 2 L n, "
                 "T = n^2 - 1 steps.",
-                "tests/test_spec_rdp.py::test_bst14_certificate",
+                ("tests/test_spec_rdp.py::test_bst14_certificate",),
             ),
             Flag(
                 FlagKind.CAVEAT,
@@ -444,7 +444,7 @@ WITHOUT_REPLACEMENT_SUBSAMPLED_GAUSSIAN = register(
                 "with Theorem 9. It is checked here as a necessary condition: it dominates the "
                 "exact Renyi divergence (quadrature) of concrete replace-one instances in both "
                 "orders, and is never above Theorem 9 or the unamplified Gaussian curve.",
-                "tests/test_spec_rdp.py::test_wbk19_dominates_exact_instances",
+                ("tests/test_spec_rdp.py::test_wbk19_dominates_exact_instances",),
             ),
         ),
         notes=(

@@ -31,6 +31,7 @@ import sympy as sp
 
 from spec import validate
 from spec.errors import AssumptionError
+from spec.vocabulary import VOCABULARY
 
 __all__ = [
     "Neighbouring",
@@ -404,12 +405,32 @@ class UtilityClaim:
 
 @dataclass(frozen=True)
 class Flag:
-    """A departure from the paper as printed, with its reason and the test that checks it."""
+    """A departure from the paper as printed, with its reason and the tests that check it.
+
+    Parameters
+    ----------
+    kind : FlagKind
+    summary : str
+        What we did, in one or two sentences.
+    reason : str
+        Why: the derivation or the numbers that show it.
+    checked_by : tuple of str
+        Test node ids (``"tests/spec/bst14/test_x.py::test_y"``) that derive the flag's claim; a
+        meta-test checks that each exists.
+    """
 
     kind: FlagKind
     summary: str
     reason: str
-    checked_by: str = ""
+    checked_by: tuple[str, ...] = ()
+
+    def __post_init__(self):
+        if isinstance(self.checked_by, str) or not isinstance(self.checked_by, tuple):
+            raise TypeError(f"checked_by ({self.checked_by!r}) must be a tuple of test node ids")
+        for node in self.checked_by:
+            path, sep, name = node.partition("::")
+            if not (sep and path.endswith(".py") and name.isidentifier()):
+                raise ValueError(f"checked_by entry ({node!r}) must look like 'tests/path/test_x.py::test_name'")
 
 
 def _record_id_ok(rid: str) -> bool:
@@ -443,6 +464,19 @@ class SpecRecord:
         if not _record_id_ok(self.id):
             raise ValueError(f"record id ({self.id!r}) must look like 'paper.item'")
         names = [s.name for s in self.symbols]
+        for s in self.symbols:
+            known_term = VOCABULARY.get(s.name)
+            if known_term is None:
+                raise ValueError(
+                    f"record {self.id}: symbol name {s.name!r} is not a canonical parameter name; "
+                    f"add it to spec.vocabulary or use one of {sorted(VOCABULARY)}"
+                )
+            if known_term.integer != bool(s.symbol.is_integer):
+                kind = "an integer" if known_term.integer else "a real"
+                raise ValueError(
+                    f"record {self.id}: symbol {s.symbol} ({s.name!r}) must be declared as {kind} "
+                    f"symbol, as spec.vocabulary says"
+                )
         if len(set(names)) != len(names):
             raise ValueError(f"record {self.id}: duplicate canonical symbol names {names}")
         syms = [s.symbol for s in self.symbols]

@@ -95,7 +95,7 @@ def to_text(record: SpecRecord) -> str:
             out.append(_wrap(f"[{fl.kind.value}] {fl.summary}"))
             out.append(_wrap(fl.reason, "    "))
             if fl.checked_by:
-                out.append(_wrap(f"checked by: {fl.checked_by}", "    "))
+                out.append(_wrap(f"checked by: {', '.join(fl.checked_by)}", "    "))
     if record.notes:
         out.append("Notes:")
         for n in record.notes:
@@ -211,7 +211,7 @@ def to_dict(record: SpecRecord) -> dict:
                       "rounding": f.rounding.value} for f in record.formulas],
         "privacy": privacy,
         "utility": utility,
-        "flags": [{"kind": fl.kind.value, "summary": fl.summary, "reason": fl.reason, "checked_by": fl.checked_by}
+        "flags": [{"kind": fl.kind.value, "summary": fl.summary, "reason": fl.reason, "checked_by": list(fl.checked_by)}
                   for fl in record.flags],
         "notes": list(record.notes),
     }

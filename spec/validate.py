@@ -18,6 +18,7 @@ import math
 import numbers
 import operator
 
+from spec.vocabulary import VOCABULARY
 from spec.errors import ParameterError, PrivacyParameterError
 
 __all__ = [
@@ -34,24 +35,10 @@ __all__ = [
     "error_class",
 ]
 
-# Canonical parameter names whose bad values are *privacy* errors.
-PRIVACY_PARAMETERS = frozenset(
-    {
-        "epsilon",
-        "delta",
-        "rho",
-        "sigma",
-        "noise_multiplier",
-        "sensitivity",
-        "sampling_rate",
-        "alpha",
-        "order",
-        "scale",
-        "steps",
-        "epsilon_prime",
-        "delta_prime",
-    }
-)
+#: Parameter names whose bad values are *privacy* errors: the canonical names with
+#: ``privacy=True`` in :mod:`spec.vocabulary`, and ``alpha``, an audit's significance level (the
+#: error rate of a privacy verdict; not a record symbol, so not in the vocabulary).
+PRIVACY_PARAMETERS = frozenset(t.name for t in VOCABULARY.values() if t.privacy) | {"alpha"}
 
 
 def error_class(name: str, error=None):

@@ -31,7 +31,8 @@ from spec.record import (
     round_safe,
 )
 
-L, eps, delta, p = sp.symbols("L epsilon delta p", positive=True)
+L, eps, delta = sp.symbols("L epsilon delta", positive=True)
+p = sp.Symbol("p", positive=True, integer=True)
 n = sp.Symbol("n", positive=True, integer=True)
 
 TOY = SpecRecord(
@@ -45,7 +46,7 @@ TOY = SpecRecord(
         Symbol("n", n, "number of records"),
         Symbol("epsilon", eps, "privacy budget"),
         Symbol("delta", delta, "failure probability"),
-        Symbol("p", p, "dimension"),
+        Symbol("dimension", p, "dimension"),
     ),
     assumptions=(
         Assumption("delta_lt_1", sp.Lt(delta, 1), "delta < 1"),
@@ -63,10 +64,11 @@ TOY = SpecRecord(
             L * sp.log(n / delta) ** sp.Rational(3, 2) * sp.sqrt(p * sp.log(1 / delta)) / eps,
             BoundKind.BIG_O,
             "in expectation over the algorithm's coins",
-            (("n", "oo"), ("p", "oo"), ("epsilon", "0")),
+            (("n", "oo"), ("dimension", "oo"), ("epsilon", "0")),
         ),
     ),
-    flags=(Flag(FlagKind.ERRATUM, "a toy erratum", "because", "tests/test_record.py"),),
+    flags=(Flag(FlagKind.ERRATUM, "a toy erratum", "because",
+                 ("tests/test_record.py::test_evaluate_matches_mpmath_and_rounds_up",)),),
 )
 
 
@@ -120,7 +122,7 @@ def test_unchecked_assumptions():
 
 
 def test_exponents_ignore_polylog_factors():
-    assert TOY.exponents() == {"n": 0, "p": sp.Rational(1, 2), "epsilon": -1}
+    assert TOY.exponents() == {"n": 0, "dimension": sp.Rational(1, 2), "epsilon": -1}
 
 
 def test_rendering_contains_every_part():
@@ -196,3 +198,22 @@ def test_round_safe_brackets_the_exact_value(x):
         down = round_safe(exact, Rounding.DOWN)
         assert mpmath.mpf(down) <= exact <= mpmath.mpf(up)
         assert math.nextafter(down, math.inf) >= up or up == down
+
+
+def test_symbol_names_must_be_canonical_and_agree_on_integrality():
+    from dataclasses import replace
+
+    with pytest.raises(ValueError, match="'eps' is not a canonical parameter name"):
+        replace(TOY, symbols=(Symbol("eps", eps, "budget"),))
+    with pytest.raises(ValueError, match="must be declared as an integer symbol"):
+        replace(TOY, symbols=(Symbol("n", sp.Symbol("n", positive=True), "records"),))
+    with pytest.raises(ValueError, match="must be declared as a real symbol"):
+        replace(TOY, symbols=(Symbol("epsilon", sp.Symbol("epsilon", integer=True), "budget"),))
+
+
+def test_flag_tests_are_a_tuple_of_node_ids():
+    with pytest.raises(TypeError, match="must be a tuple"):
+        Flag(FlagKind.CAVEAT, "s", "r", "tests/test_record.py::test_x")
+    with pytest.raises(ValueError, match="must look like"):
+        Flag(FlagKind.CAVEAT, "s", "r", ("tests/test_record.py",))
+    assert Flag(FlagKind.CAVEAT, "s", "r", ("tests/a.py::test_b",)).checked_by == ("tests/a.py::test_b",)

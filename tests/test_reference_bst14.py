@@ -407,7 +407,7 @@ def test_alg3_minimiser_noise_law_and_radius():
     assert res.rate == pytest.approx(corrected, rel=1e-12)
     assert res.rate < exact_rate
     assert res.rate == spec.output_perturbation_rate(epsilon=eps, lipschitz=lip, n=n, strong_convexity=1.0,
-                                                     solver_gap=tol)
+                                                     solver_tolerance=tol)
     # ||b|| ~ Gamma(p, scale 1/rate), before projection
     norms = np.linalg.norm(res.noise, axis=1)
     assert scipy.stats.kstest(norms, scipy.stats.gamma(p, scale=1 / res.rate).cdf).pvalue > LEVEL
@@ -447,7 +447,7 @@ def test_alg4_budgets_constants_and_outputs_in_c0():
     res = bst14.localization(data, loss=QUAD, domain=BALL2, epsilon=eps, runs=6,
                              sampler=bst14.QuadraticRejectionSampler(), noise=rec)
     params = spec.localization_parameters(epsilon=eps, lipschitz=2.0, n=n, strong_convexity=1.0, dimension=p,
-                                          solver_gap=1e-12)
+                                          solver_tolerance=1e-12)
     assert res.parameters == params
     # basic composition of the two steps: their budgets sum to at most epsilon
     assert params["epsilon_localization"] + params["epsilon_generic"] <= eps

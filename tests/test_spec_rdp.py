@@ -162,11 +162,11 @@ def test_gaussian_matches_record_and_closed_form():
     rec = spec.get("rdp.gaussian")
     for alpha, sigma, sens in [(2, 2.0, 1.0), (1.5, 0.7, 3.0), (64, 11.0, 2.0)]:
         got = rdp.gaussian(alpha, sigma=sigma, sensitivity=sens)
-        assert got == rec.evaluate("rdp", alpha=alpha, sigma=sigma, sensitivity=sens)
+        assert got == rec.evaluate("rdp", order=alpha, sigma=sigma, sensitivity=sens)
         exact = sp.Rational(alpha) * sp.Rational(sens) ** 2 / (2 * sp.Rational(sigma) ** 2)
         assert got >= exact and math.nextafter(got, 0) < exact  # rounded up, by one ulp at most
     assert rdp.gaussian(2, sigma=2, sensitivity=1) == 0.25
-    assert rec.evaluate("rdp_composed", alpha=2, sigma=2, sensitivity=1, steps=12) == 3.0
+    assert rec.evaluate("rdp_composed", order=2, sigma=2, sensitivity=1, steps=12) == 3.0
 
 
 def test_poisson_record_sum_matches_function():

@@ -14,7 +14,7 @@ Conventions (all records)
 
 Canonical keywords: ``lipschitz`` (L), ``n``, ``dimension`` (p), ``epsilon``, ``delta``,
 ``strong_convexity`` (Delta), ``diameter`` (||C||_2), ``step`` (t, a step index), ``steps`` (T),
-``tail`` (t in a tail bound), ``zeta``, ``linf_diameter`` (tau), ``solver_gap``, ``sigma``,
+``tail`` (t in a tail bound), ``zeta``, ``linf_diameter`` (tau), ``solver_tolerance``, ``sigma``,
 ``gradient_bound`` (G), ``inner_radius`` (r, the grid-walk sampler's inner ball), ``grid_size`` (N).
 
 Records
@@ -206,11 +206,11 @@ S_STEP = Symbol("step", t_step, "step index t of Algorithm 1 (1 <= t <= n^2 - 1)
 S_TAIL = Symbol("tail", t_tail, "tail parameter t: the bound fails with probability at most e^-t")
 S_ZETA = Symbol("zeta", zeta, "radius parameter zeta of Algorithm 3 (in units of E||b||)")
 S_TAU = Symbol("linf_diameter", tau, "l-infinity diameter tau of C (edge of the enclosing cube A)")
-S_GAP = Symbol("solver_gap", gap, "certified optimality gap tau of the solver (public tolerance; 0 = exact)")
+S_GAP = Symbol("solver_tolerance", gap, "certified optimality gap tau of the solver (public tolerance; 0 = exact)")
 S_SIGMA = Symbol("sigma", sigma, "standard deviation of the Gaussian noise b_t (per coordinate)")
 S_G = Symbol("gradient_bound", G, "G with E||G_t||^2 <= G^2 (bound on the stochastic gradient's second moment)")
 S_T = Symbol("steps", T, "number of SGD iterates T")
-S_LAMBDA = Symbol("strong_convexity", lam, "strong convexity lambda of F (bst14 applies it with lambda = n Delta)")
+S_LAMBDA = Symbol("total_strong_convexity", lam, "strong convexity lambda of F (bst14 applies it with lambda = n Delta)")
 
 _CONVENTIONS = Conventions(
     LossForm.SUM,
@@ -755,7 +755,7 @@ THM_II_1 = register(SpecRecord(
             "epsilon sqrt(2 ln(1/delta')/ln(1/delta)) >= sqrt(2) epsilon; in total 1.42-1.54 epsilon "
             "(composition_overshoot). Lemma II.2 is also applied to a Gaussian on a high-probability "
             "event, which is informal (bst14.lemma_II_2).",
-            "tests/test_spec_bst14.py::test_thm_II_1_chain_overshoot",
+            ("tests/test_spec_bst14.py::test_thm_II_1_chain_overshoot",),
         ),
         Flag(
             FlagKind.CAVEAT,
@@ -766,7 +766,7 @@ THM_II_1 = register(SpecRecord(
             "with CKS20, certifies at most 0.6 epsilon (worst 0.571) on n in {2, 5, 10, 50, 100, 1000}, epsilon in "
             "{0.05, 0.1, 0.5, 1}, delta in {1e-3, 1e-5, 1e-9} (e.g. 0.208 at n = 10, epsilon = 1, "
             "delta = 1e-5).",
-            "tests/test_spec_bst14.py::test_certified_epsilon_grid",
+            ("tests/test_spec_bst14.py::test_certified_epsilon_grid",),
         ),
         Flag(
             FlagKind.CAVEAT,
@@ -778,7 +778,7 @@ THM_II_1 = register(SpecRecord(
             "range of the theorem's assumptions. It is 1.46-1.57 times the printed sigma; the "
             "analytic chain (exact Gaussian per step) is 0.90-1.25 times; sigma_accountant is the "
             "smallest sigma the certificate accepts.",
-            "tests/test_spec_bst14.py::test_rigorous_chain_closes",
+            ("tests/test_spec_bst14.py::test_rigorous_chain_closes",),
         ),
     ),
     notes=(
@@ -815,7 +815,7 @@ LEMMA_II_2 = register(SpecRecord(
             "fails beyond epsilon' = 1.2564 for small gamma. For the Gaussian, the conclusion the proof "
             "draws (2 gamma eps_1 with the Gaussian's delta) is implied by BBG18, which the test checks "
             "against the exact hockey-stick divergence of a subsampled Gaussian pair by quadrature.",
-            "tests/test_spec_bst14.py::test_lemma_II_2_caveat",
+            ("tests/test_spec_bst14.py::test_lemma_II_2_caveat",),
         ),
     ),
     notes=("Same statement and formula as subsampling.bbkn14 (the expression object is shared).",),
@@ -1019,7 +1019,7 @@ THM_III_1 = register(SpecRecord(
             "i.e. by up to 2 L ||C||_2. The algorithm's constant epsilon/(2 L ||C||_2) is right, by the "
             "oscillation argument; the exponent the proof writes would give up to 2 epsilon. The test "
             "computes the exact log density ratio of a one-dimensional instance on a grid.",
-            "tests/test_spec_bst14.py::test_thm_III_1_factor_two_slip",
+            ("tests/test_spec_bst14.py::test_thm_III_1_factor_two_slip",),
         ),
     ),
 ))
@@ -1073,7 +1073,7 @@ THM_III_2 = register(SpecRecord(
             "(module docstring), so Pr[R >= 3 Gamma] <= e^-t; the printed 8 L ||C||/epsilon (instead of 6) "
             "is therefore valid, and E R = int Pr[R >= r] dr gives the explicit bound. The test checks the "
             "inequality on a grid and the bound on the linear instance, where E R is a 1-D integral.",
-            "tests/test_spec_bst14.py::test_thm_III_2_peeling_and_explicit_bound",
+            ("tests/test_spec_bst14.py::test_thm_III_2_peeling_and_explicit_bound",),
         ),
     ),
     notes=(
@@ -1207,7 +1207,7 @@ THM_III_4 = register(SpecRecord(
             "each dataset's sampled law is within Dist_inf epsilon/3 of it, the ratio is at most "
             "e^(epsilon/3 + 2 epsilon/3). The test checks the split exactly on a grid, including an "
             "adversarial sampler error that attains epsilon.",
-            "tests/test_spec_bst14.py::test_thm_III_4_budget_split",
+            ("tests/test_spec_bst14.py::test_thm_III_4_budget_split",),
         ),
         Flag(
             FlagKind.CONSTANT_MADE_CONCRETE,
@@ -1218,7 +1218,7 @@ THM_III_4 = register(SpecRecord(
             "probability, claimed >= 1/2 per try in the full version, and the fallback's weight. The test "
             "checks that the inf-convolution extension equals L on C, is convex and nL-Lipschitz, and "
             "that the weight on C does not depend on alpha.",
-            "tests/test_spec_bst14.py::test_thm_III_4_extension_and_penalty",
+            ("tests/test_spec_bst14.py::test_thm_III_4_extension_and_penalty",),
         ),
         Flag(
             FlagKind.CAVEAT,
@@ -1230,7 +1230,7 @@ THM_III_4 = register(SpecRecord(
             "n (ln 2 - epsilon/6) >> ln(Vol C/Vol B), and is vacuous for epsilon >= 6 ln 2. A strict "
             "epsilon-DP implementation must reserve budget for it. The test checks the bound against "
             "exact mixtures and shows it is nearly attained.",
-            "tests/test_spec_bst14.py::test_thm_III_4_fallback_bound",
+            ("tests/test_spec_bst14.py::test_thm_III_4_fallback_bound",),
         ),
         Flag(
             FlagKind.RECONSTRUCTED,
@@ -1247,7 +1247,7 @@ THM_III_4 = register(SpecRecord(
             "gives 1/gap <= 4 p^2 (N - 1) N^p e^delta, exponential in p but rigorous. Applegate and Kannan's "
             "polynomial conductance bound is not reproduced. The small-grid tests compare K with the exact "
             "multiplicative distance of P^K to pi.",
-            "tests/test_spec_bst14.py::test_thm_III_4_sampler_constants",
+            ("tests/test_spec_bst14.py::test_thm_III_4_sampler_constants",),
         ),
         Flag(
             FlagKind.CAVEAT,
@@ -1262,7 +1262,7 @@ THM_III_4 = register(SpecRecord(
             "(disc of radius 300 in its bounding square, linear loss along the diagonal, epsilon n = 3000, "
             "coarse quadrature) the reading alpha = epsilon n/||C||_2 per unit of gauge gives Pr_F[C] about "
             "0.49; that borderline value is not asserted by a test.",
-            "tests/test_spec_bst14.py::test_thm_III_4_sampler_alpha",
+            ("tests/test_spec_bst14.py::test_thm_III_4_sampler_alpha",),
         ),
     ),
     notes=(
@@ -1361,7 +1361,7 @@ ALG_3 = register(SpecRecord(
             "differ by at most the stated sum. The test checks the sensitivity derivation on quadratic "
             "instances with explicit minimisers (tight in a limit) and the tolerance term on exact "
             "isotropic quadratics.",
-            "tests/test_spec_bst14.py::test_alg_3_sensitivity_with_tolerance",
+            ("tests/test_spec_bst14.py::test_alg_3_sensitivity_with_tolerance",),
         ),
         Flag(
             FlagKind.ERRATUM,
@@ -1370,7 +1370,7 @@ ALG_3 = register(SpecRecord(
             "C_0 must contain theta* with high probability, which needs ||b|| <= zeta E||b||, i.e. zeta > 1 "
             "(for p = 1, ||b|| is exponential and Pr[||b|| > zeta E||b||] = e^-zeta > 1/e when zeta < 1). "
             "The radius is privacy-irrelevant (post-processing).",
-            "tests/test_spec_bst14.py::test_alg_3_zeta_condition_contradicts_alg_4",
+            ("tests/test_spec_bst14.py::test_alg_3_zeta_condition_contradicts_alg_4",),
         ),
     ),
     notes=(
@@ -1548,7 +1548,7 @@ LEMMA_V_1 = register(SpecRecord(
             "Part 1 prints 'Omega(1, p/(epsilon n))'; read as Omega(min(1, p/(epsilon n))), as in part 2.",
             "Theorems V.2 and V.4 use part 1 exactly as the min: V.4's Omega(min(n, p^2/(epsilon^2 n))) is "
             "(n/2) min(1, p/(epsilon n))^2 by identity (3). The test checks that reduction with sympy.",
-            "tests/test_spec_bst14.py::test_lower_bounds_follow_from_lemma_V_1",
+            ("tests/test_spec_bst14.py::test_lower_bounds_follow_from_lemma_V_1",),
         ),
     ),
     notes=("q(D) = (1/n) sum_i d_i. Proved in the full version (Hardt-Talwar 2010; Bun-Ullman-Vadhan 2014).",),
@@ -1602,7 +1602,7 @@ _VB_ERRATUM = Flag(
     "reaches norm 2 (theta = -d, ||d|| = 1), so it is 2-Lipschitz.",
     "Affects constants only: l/2 is 1-Lipschitz and 1/2-strongly convex, and the lower bound scales by 1/2. "
     "The test computes the largest gradient norm over the unit ball for data in {+-1/sqrt(p)}^p.",
-    "tests/test_spec_bst14.py::test_thm_V_4_lipschitz_erratum",
+    ("tests/test_spec_bst14.py::test_thm_V_4_lipschitz_erratum",),
 )
 
 THM_V_2 = _lower_bound_record(
@@ -1728,7 +1728,7 @@ TABLE_I = register(SpecRecord(
             "sqrt(ln(n/delta)/ln(1/delta)) is in [1, sqrt(2)) and ln(n/delta)/ln(1/delta) in [1, 2). Every "
             "'this work' cell has the rate exponents of its theorem (at L = ||C||_2 = 1), and every lower "
             "bound cell equals its theorem's bound.",
-            "tests/test_spec_bst14.py::test_table_I_matches_theorems",
+            ("tests/test_spec_bst14.py::test_table_I_matches_theorems",),
         ),
     ),
     notes=(
@@ -1932,7 +1932,7 @@ def _op_values(epsilon, lipschitz, n_, strong_convexity):
     )
 
 
-def output_perturbation_rate(*, epsilon, lipschitz, n, strong_convexity, solver_gap=0.0) -> float:
+def output_perturbation_rate(*, epsilon, lipschitz, n, strong_convexity, solver_tolerance=0.0) -> float:
     """Rate ``c`` of Algorithm 3's noise density ``exp(-c ||b||_2)`` (rounded down: smaller is more noise).
 
     Parameters
@@ -1943,13 +1943,13 @@ def output_perturbation_rate(*, epsilon, lipschitz, n, strong_convexity, solver_
         ``L > 0`` and the per-example ``Delta > 0``.
     n : int
         ``>= 1``.
-    solver_gap : float
+    solver_tolerance : float
         Certified optimality gap ``tau >= 0`` of the minimiser handed to the algorithm (0: exact).
 
     Returns
     -------
     float
-        ``n Delta epsilon / (2 L)`` for ``solver_gap = 0``, else ``epsilon / (2 L/(n Delta) + 2
+        ``n Delta epsilon / (2 L)`` for ``solver_tolerance = 0``, else ``epsilon / (2 L/(n Delta) + 2
         sqrt(2 tau/(n Delta)))``.
 
     Privacy
@@ -1957,10 +1957,10 @@ def output_perturbation_rate(*, epsilon, lipschitz, n, strong_convexity, solver_
     ``bst14.alg_3``: epsilon-DP.
     """
     values = _op_values(epsilon, lipschitz, n, strong_convexity)
-    g = validate.nonnegative("solver_gap", solver_gap, error=PrivacyParameterError)
+    g = validate.nonnegative("solver_tolerance", solver_tolerance, error=PrivacyParameterError)
     if g == 0.0:
         return ALG_3.evaluate("noise_rate", **values)
-    return ALG_3.evaluate("noise_rate_with_tolerance", solver_gap=g, **values)
+    return ALG_3.evaluate("noise_rate_with_tolerance", solver_tolerance=g, **values)
 
 
 def localization_radius(*, epsilon, lipschitz, n, strong_convexity, dimension, zeta) -> float:
@@ -1990,14 +1990,14 @@ def localization_radius(*, epsilon, lipschitz, n, strong_convexity, dimension, z
     )
 
 
-def localization_parameters(*, epsilon, lipschitz, n, strong_convexity, dimension, solver_gap=0.0) -> dict:
+def localization_parameters(*, epsilon, lipschitz, n, strong_convexity, dimension, solver_tolerance=0.0) -> dict:
     """Every constant of Algorithm 4 at total budget ``epsilon``.
 
     Returns
     -------
     dict
         ``epsilon_localization``, ``epsilon_generic`` (down), ``zeta`` (up), ``noise_rate`` (down; with the
-        solver-gap correction when ``solver_gap > 0``), ``radius`` (up) and ``generic_coefficient``
+        solver-gap correction when ``solver_tolerance > 0``), ``radius`` (up) and ``generic_coefficient``
         (Algorithm 2's coefficient at epsilon/2 on C_0, down).
 
     Privacy
@@ -2007,10 +2007,10 @@ def localization_parameters(*, epsilon, lipschitz, n, strong_convexity, dimensio
     values = _op_values(epsilon, lipschitz, n, strong_convexity)
     if values["n"] < 2:
         raise ParameterError(f"n ({values['n']}) must be >= 2 (zeta = 3 ln n)")
-    g = validate.nonnegative("solver_gap", solver_gap, error=PrivacyParameterError)
+    g = validate.nonnegative("solver_tolerance", solver_tolerance, error=PrivacyParameterError)
     p_ = validate.positive_integer("dimension", dimension)
     rate = (ALG_4.evaluate("noise_rate", **values) if g == 0.0
-            else ALG_4.evaluate("noise_rate_with_tolerance", solver_gap=g, **values))
+            else ALG_4.evaluate("noise_rate_with_tolerance", solver_tolerance=g, **values))
     return {
         "epsilon_localization": ALG_4.evaluate("epsilon_localization", epsilon=values["epsilon"]),
         "epsilon_generic": ALG_4.evaluate("epsilon_generic", epsilon=values["epsilon"]),

@@ -1,0 +1,121 @@
+"""The canonical parameter names: one table for spec, reference, the CLI and JSON.
+
+The five papers disagree on their symbols (``L`` is the Lipschitz constant in bst14 and
+zhang17 but the smoothness in wang17 and wang19, where ``G`` is the Lipschitz constant; strong
+convexity is ``Delta``, ``mu`` or ``alpha``; the dimension is ``p`` or ``d``). Paper symbols stay
+inside the spec records; everything outside a record -- reference keywords, ``record.evaluate``
+keywords, ``dperm spec ID --eval name=value``, JSON keys -- uses the names below, each with one
+meaning. :class:`spec.record.SpecRecord` rejects a symbol whose canonical name is not in
+:data:`VOCABULARY`, or whose integrality disagrees with the table, when the record is built.
+
+>>> from spec.vocabulary import VOCABULARY, term
+>>> term("strong_convexity").meaning.split(";")[0]
+'strong convexity of each per-example loss (bst14 Delta, zhang17 mu, wang20 alpha)'
+>>> "radius" in VOCABULARY   # ambiguous (ball radius or largest norm?): not a canonical name
+False
+
+Adding a name: reuse an existing one whenever the meaning is the same; otherwise add a
+:class:`Term` here, in alphabetical order, with the papers' symbols in its meaning.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Mapping
+
+__all__ = ["Term", "VOCABULARY", "term", "names"]
+
+
+@dataclass(frozen=True)
+class Term:
+    """A canonical parameter name.
+
+    Parameters
+    ----------
+    name : str
+        The keyword (``"lipschitz"``).
+    meaning : str
+        What it is, with the papers' symbols for it.
+    integer : bool
+        Whether values are integers (records declare such symbols ``integer=True``).
+    privacy : bool
+        Whether a bad value is a *privacy* error (:class:`spec.errors.PrivacyParameterError`):
+        the parameter sets or states a privacy guarantee.
+    """
+
+    name: str
+    meaning: str
+    integer: bool = False
+    privacy: bool = False
+
+
+_TERMS = (
+    Term("candidates", "number of candidate outputs |R| of a selection mechanism", integer=True),
+    Term("delta", "delta of an (epsilon, delta)-DP statement: the failure probability, in (0, 1)", privacy=True),
+    Term("delta_prime", "the extra failure probability delta' of advanced composition", privacy=True),
+    Term("diameter", "l2 diameter ||C||_2 of the constraint set (the unit ball has diameter 2)"),
+    Term("dimension", "dimension of the parameter space (bst14, wang17, wang19 p; zhang17, wang20 "
+                      "d)", integer=True),
+    Term("epsilon", "epsilon of the privacy claim (the budget), or the point at which a privacy "
+                    "profile delta(epsilon) is taken", privacy=True),
+    Term("epsilon_prime", "a second epsilon at which a pure-DP profile is taken", privacy=True),
+    Term("epsilon_total", "target epsilon' of a whole composition (solved for the per-step budget)", privacy=True),
+    Term("gradient_bound", "G with E||G_t||^2 <= G^2: second-moment bound of a stochastic gradient "
+                           "(bst14 Lemmas II.5-II.6; not the Lipschitz constant)"),
+    Term("grid_size", "cells per edge N of a grid-walk sampler's grid (spacing h = tau/N)", integer=True),
+    Term("inner_radius", "radius r of a ball around the public gauge centre that lies inside C"),
+    Term("learning_rate", "step size eta of a gradient method"),
+    Term("linf_diameter", "l-infinity diameter tau of C (edge of the enclosing cube)"),
+    Term("lipschitz", "Lipschitz constant of every per-example loss on C (bst14, zhang17 L; wang17, "
+                      "wang19 G; wang20 has none: heavy tails)"),
+    Term("n", "number of records (dataset size)", integer=True),
+    Term("noise_multiplier", "sigma / sensitivity of a Gaussian mechanism", privacy=True),
+    Term("order", "Renyi order alpha > 1 of an RDP statement", privacy=True),
+    Term("oscillation", "sup over neighbours of (sup h - inf h), h = u(D, .) - u(D', .), of an "
+                        "exponential mechanism's score"),
+    Term("rdp", "Renyi divergence value R(alpha) of a mechanism at one order", privacy=True),
+    Term("retries", "number of tries of a rejection step before its fallback", integer=True),
+    Term("rho", "zCDP parameter rho", privacy=True),
+    Term("sampling_rate", "fraction of the records sampled per step (gamma = m/n without "
+                          "replacement; q with Poisson sampling), in (0, 1]", privacy=True),
+    Term("scale", "scale b of Laplace noise", privacy=True),
+    Term("sensitivity", "sensitivity of a query under the record's neighbouring relation (l2 unless "
+                        "the record says l1 or score sensitivity)", privacy=True),
+    Term("sigma", "standard deviation of Gaussian noise, per coordinate", privacy=True),
+    Term("smoothness", "smoothness (gradient Lipschitz constant) of every per-example loss "
+                       "(zhang17, wang20 beta; wang17, wang19 L)"),
+    Term("solver_tolerance", "certified optimality gap tau of a non-private solver (a public "
+                             "tolerance; 0 = exact minimiser)"),
+    Term("step", "a step index t of an iterative algorithm (1-based)", integer=True),
+    Term("steps", "number of iterations T, or of composed mechanisms k", integer=True, privacy=True),
+    Term("strong_convexity", "strong convexity of each per-example loss (bst14 Delta, zhang17 mu, "
+                             "wang20 alpha); the average loss has the same constant, the sum n "
+                             "times it"),
+    Term("tail", "tail parameter t of a high-probability bound: it fails with probability at most "
+                 "exp(-t)"),
+    Term("total_strong_convexity", "strong convexity lambda of the whole objective F (bst14 Lemma "
+                                   "II.6; bst14 applies it to the sum, lambda = n Delta)"),
+    Term("type_one_error", "type I error alpha of a test between neighbouring outputs (the argument "
+                           "of a trade-off function)", privacy=True),
+    Term("zeta", "radius parameter zeta of bst14 Algorithm 3 (in units of E||b||)"),
+)
+
+#: Canonical name -> :class:`Term`.
+VOCABULARY: Mapping[str, Term] = {t.name: t for t in _TERMS}
+
+
+def term(name: str) -> Term:
+    """The :class:`Term` called ``name``; a KeyError lists close names."""
+    try:
+        return VOCABULARY[name]
+    except KeyError:
+        import difflib
+
+        close = difflib.get_close_matches(name, list(VOCABULARY), n=3, cutoff=0.5)
+        hint = f"; did you mean {', '.join(close)}?" if close else ""
+        raise KeyError(f"{name!r} is not a canonical parameter name (spec.vocabulary){hint}") from None
+
+
+def names() -> list[str]:
+    """All canonical names, sorted."""
+    return sorted(VOCABULARY)

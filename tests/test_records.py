@@ -1,0 +1,65 @@
+"""Self-guards over every registered spec record, in one place.
+
+* every flag names at least one test, and each named test exists (module-level or in a class);
+* every symbol's canonical name is in :mod:`spec.vocabulary` (also enforced when a record is
+  built; checked here once more over the registry);
+* every record renders (text, LaTeX, dict) and its id starts with a known paper or module.
+"""
+
+from __future__ import annotations
+
+import ast
+import functools
+from pathlib import Path
+
+import pytest
+
+import spec
+from spec.render import to_dict
+from spec.vocabulary import VOCABULARY
+
+ROOT = Path(__file__).resolve().parents[1]
+RECORDS = list(spec.records())
+
+
+@functools.lru_cache(maxsize=None)
+def _defined_tests(path: Path) -> frozenset[str]:
+    """Names of test functions defined in ``path`` (module level and in classes)."""
+    tree = ast.parse(path.read_text())
+    names = set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name.startswith("test"):
+            names.add(node.name)
+    return frozenset(names)
+
+
+@pytest.mark.parametrize("record", RECORDS, ids=lambda r: r.id)
+def test_every_flag_names_existing_tests(record):
+    for flag in record.flags:
+        assert isinstance(flag.checked_by, tuple) and flag.checked_by, (record.id, flag.summary)
+        for node in flag.checked_by:
+            path, _, name = node.partition("::")
+            assert (ROOT / path).is_file(), f"{record.id}: {node} (no such file)"
+            assert name in _defined_tests(ROOT / path), f"{record.id}: {node} (no such test)"
+
+
+@pytest.mark.parametrize("record", RECORDS, ids=lambda r: r.id)
+def test_symbols_use_the_vocabulary(record):
+    for s in record.symbols:
+        assert s.name in VOCABULARY, (record.id, s.name)
+        assert VOCABULARY[s.name].integer == bool(s.symbol.is_integer), (record.id, s.name)
+
+
+@pytest.mark.parametrize("record", RECORDS, ids=lambda r: r.id)
+def test_every_record_renders(record):
+    assert record.id in str(record)
+    assert r"\begin{description}" in record.to_latex()
+    assert to_dict(record)["id"] == record.id
+
+
+def test_vocabulary_is_sorted_and_meaningful():
+    names = list(VOCABULARY)
+    assert names == sorted(names)
+    for term in VOCABULARY.values():
+        assert term.name.isidentifier() and term.name == term.name.lower()
+        assert len(term.meaning) > 10
