@@ -49,6 +49,7 @@ __all__ = [
     "PrivacyClaim",
     "UtilityClaim",
     "Flag",
+    "Line",
     "SpecRecord",
     "PAPERS",
     "PRECISION_DIGITS",
@@ -433,6 +434,28 @@ class Flag:
                 raise ValueError(f"checked_by entry ({node!r}) must look like 'tests/path/test_x.py::test_name'")
 
 
+@dataclass(frozen=True)
+class Line:
+    """One statement of an algorithm box, as the paper numbers it.
+
+    Parameters
+    ----------
+    label : str
+        ``"L1"``, ``"L2"``, ... (the paper's line number). The reference function implementing the
+        box carries a tag ``# [paper Alg.N Lk]`` (or a range ``Lj-k``) for every label; a
+        meta-test checks it.
+    statement : str
+        The statement in words and ASCII formulas.
+    """
+
+    label: str
+    statement: str
+
+    def __post_init__(self):
+        if not (self.label.startswith("L") and self.label[1:].isdigit()):
+            raise ValueError(f"line label ({self.label!r}) must look like 'L1'")
+
+
 def _record_id_ok(rid: str) -> bool:
     head, _, tail = rid.partition(".")
     return bool(head) and bool(tail) and all(c.isalnum() or c in "_-." for c in rid)
@@ -459,6 +482,8 @@ class SpecRecord:
     flags: tuple[Flag, ...] = ()
     notes: tuple[str, ...] = ()
     data: tuple = field(default=(), compare=False)
+    pseudocode: tuple[Line, ...] = ()
+    """For an algorithm box: its numbered statements (a meta-test finds each one's tag in reference/)."""
 
     def __post_init__(self):
         if not _record_id_ok(self.id):

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ast
 import functools
+import re
 from pathlib import Path
 
 import pytest
@@ -63,3 +64,36 @@ def test_vocabulary_is_sorted_and_meaningful():
     for term in VOCABULARY.values():
         assert term.name.isidentifier() and term.name == term.name.lower()
         assert len(term.meaning) > 10
+
+
+# --------------------------------------------------------------------------- algorithm boxes
+_TAG = re.compile(r"#.*\[(?P<paper>[a-z0-9]+) Alg\.(?P<alg>\d+) L(?P<lo>\d+)(?:-(?P<hi>\d+))?[\] ]")
+ALGORITHMS = [r for r in RECORDS if re.fullmatch(r"[a-z0-9]+\.alg_\d+", r.id)]
+
+
+@functools.lru_cache(maxsize=None)
+def _reference_tags() -> frozenset[tuple[str, int, int]]:
+    """(paper, algorithm, line) for every ``# [paper Alg.N Lk]`` / ``Lj-k`` tag in reference/."""
+    tags = set()
+    for path in (ROOT / "reference").rglob("*.py"):
+        for m in _TAG.finditer(path.read_text()):
+            lo = int(m["lo"])
+            hi = int(m["hi"] or lo)
+            for k in range(lo, hi + 1):
+                tags.add((m["paper"], int(m["alg"]), k))
+    return frozenset(tags)
+
+
+def test_there_are_algorithm_records():
+    assert {"bst14.alg_1", "bst14.alg_2", "bst14.alg_3", "bst14.alg_4"} <= {r.id for r in ALGORITHMS}
+
+
+@pytest.mark.parametrize("record", ALGORITHMS, ids=lambda r: r.id)
+def test_every_pseudocode_line_is_tagged_in_the_reference(record):
+    assert record.pseudocode, f"{record.id}: an algorithm record lists its pseudocode lines"
+    number = int(record.id.rsplit("_", 1)[1])
+    labels = [line.label for line in record.pseudocode]
+    assert labels == [f"L{k}" for k in range(1, len(labels) + 1)], labels
+    missing = [lab for lab in labels
+               if (record.citation.paper, number, int(lab[1:])) not in _reference_tags()]
+    assert not missing, f"{record.id}: no '# [{record.citation.paper} Alg.{number} Lk]' tag in reference/ for {missing}"

@@ -114,6 +114,7 @@ from spec.record import (
     Flag,
     FlagKind,
     Formula,
+    Line,
     LossForm,
     Neighbouring,
     PrivacyClaim,
@@ -705,6 +706,14 @@ ALG_1 = register(SpecRecord(
         "a subsample of size 1 without replacement (sampling rate 1/n), independently of the others.",
         "The privacy claim is bst14.thm_II_1; the reference uses formula 'sigma' of this record.",
     ),
+    pseudocode=(
+        Line("L1", "Set the noise variance sigma^2 = 32 L^2 n^2 log(n/delta) log(1/delta) / epsilon^2."),
+        Line("L2", "theta_1: choose any point of C."),
+        Line("L3", "for t = 1 to n^2 - 1 do"),
+        Line("L4", "Pick d uniformly from D, with replacement (across steps)."),
+        Line("L5", "theta_{t+1} = Pi_C(theta_t - eta(t) [n grad l(theta_t; d) + b_t]), b_t ~ N(0, sigma^2 I_p)."),
+        Line("L6", "Output theta_priv = theta_{n^2}."),
+    ),
 ))
 
 THM_II_1 = register(SpecRecord(
@@ -983,6 +992,10 @@ ALG_2 = register(SpecRecord(
         "The coefficient is exponential.oscillation's epsilon/osc at osc = 2 L ||C||_2; the privacy claim "
         "is bst14.thm_III_1.",
         "The density is with respect to Lebesgue measure on C (a continuous exponential mechanism).",
+    ),
+    pseudocode=(
+        Line("L1", "L(theta; D) = sum_i l(theta; d_i)."),
+        Line("L2", "Sample theta_priv from C with probability proportional to exp(-epsilon L(theta; D) / (2 L ||C||_2)) and output it."),
     ),
 ))
 
@@ -1379,6 +1392,12 @@ ALG_3 = register(SpecRecord(
         "radial); E||b|| = 2 L p/(n Delta epsilon).",
         "The paper calls the normalising constant alpha (not the penalty alpha of Section III-C).",
     ),
+    pseudocode=(
+        Line("L1", "L(theta; D) = sum_i l(theta; d_i)."),
+        Line("L2", "Find theta* = argmin over C of L(theta; D)."),
+        Line("L3", "theta_0 = Pi_C(theta* + b), b with density proportional to exp(-(n Delta epsilon / (2 L)) ||b||_2)."),
+        Line("L4", "Output C_0 = {theta in C: ||theta - theta_0||_2 <= zeta 2 L p / (Delta epsilon n)}."),
+    ),
 ))
 
 _HALF = {eps: eps / 2}
@@ -1415,6 +1434,10 @@ ALG_4 = register(SpecRecord(
         "C_0 depends on the data, but it is the output of an epsilon/2-DP step; the second step is "
         "epsilon/2-DP for every fixed C_0, so adaptive basic composition applies (bst14.thm_IV_1).",
         "generic_coefficient bounds diam(C_0) by twice the radius (C_0 is inside a ball of that radius).",
+    ),
+    pseudocode=(
+        Line("L1", "Run Algorithm 3 with privacy parameter epsilon/2 and zeta = 3 log(n); it outputs C_0."),
+        Line("L2", "Run a generic epsilon/2-DP algorithm for Lipschitz losses (e.g. Algorithm 2) on C_0 and output theta_priv."),
     ),
 ))
 
