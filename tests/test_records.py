@@ -91,6 +91,9 @@ def test_there_are_algorithm_records():
 @pytest.mark.parametrize("record", ALGORITHMS, ids=lambda r: r.id)
 def test_every_pseudocode_line_is_tagged_in_the_reference(record):
     assert record.pseudocode, f"{record.id}: an algorithm record lists its pseudocode lines"
+    paper = record.citation.paper
+    if not ((ROOT / "reference" / paper).is_dir() or (ROOT / "reference" / f"{paper}.py").is_file()):
+        pytest.skip(f"reference/{paper} is not written yet (a paper's spec can land before its reference)")
     number = int(record.id.rsplit("_", 1)[1])
     labels = [line.label for line in record.pseudocode]
     assert labels == [f"L{k}" for k in range(1, len(labels) + 1)], labels
