@@ -368,7 +368,7 @@ def alg4_constants(epsilon: float) -> dict:
                                         strong_convexity=loss.constants.strong_convexity, dimension=1,
                                         solver_tolerance=1e-12)
     diam = min(domain.diameter, 2.0 * par["radius"])
-    coef = _spec.exp_sampling_coefficient(epsilon=par["epsilon_generic"], lipschitz=lip, diameter=diam)
+    coef = _spec.ALG_2.evaluate("coefficient", epsilon=par["epsilon_generic"], lipschitz=lip, diameter=diam)
     return {"rate": par["noise_rate"], "radius": par["radius"], "coefficient": coef,
             "localized_is_whole": par["radius"] >= domain.diameter}
 

@@ -20,7 +20,6 @@ import math
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 __all__ = ["Report", "matplotlib_available"]
 

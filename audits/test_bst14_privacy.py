@@ -213,7 +213,7 @@ def _alg2_net_mechanism(fn, name):
 
 def _alg2_runs(audit) -> int:
     """Runs for the twin's event {-1} (exact probabilities) at power PLANTED_POWER."""
-    c = 2 * spec.exp_sampling_coefficient(epsilon=ALG2_EPS, lipschitz=1.0, diameter=2.0)  # the twin's
+    c = 2 * spec.ALG_2.evaluate("coefficient", epsilon=ALG2_EPS, lipschitz=1.0, diameter=2.0)  # the twin's
     a = 2 * c
     p = 1 / (1 + math.exp(a * 1))  # P[-1] on the neighbour (S = 1)
     q = 1 / (1 + math.exp(a * 3))  # P[-1] on the data set (S = 3)
@@ -245,7 +245,7 @@ def test_alg2_linear_ball_privacy(audit):
 
 @pytest.mark.planted
 def test_alg2_double_coefficient_is_flagged(audit):
-    c = spec.exp_sampling_coefficient(epsilon=ALG2_EPS, lipschitz=1.0, diameter=2.0)
+    c = spec.ALG_2.evaluate("coefficient", epsilon=ALG2_EPS, lipschitz=1.0, diameter=2.0)
     assert planted.alg2_net_epsilon(c) < ALG2_EPS < planted.alg2_net_epsilon(2 * c)  # 0.727 < 1 < 1.735
     pair = planted.alg2_net_pair()[0]
     mech = _alg2_net_mechanism(planted.exp_sampling_double_coefficient, "exp_sampling_double_coefficient")

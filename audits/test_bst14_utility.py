@@ -106,7 +106,6 @@ from __future__ import annotations
 
 import math
 
-import numpy as np
 import pytest
 from scipy import stats as sps
 

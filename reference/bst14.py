@@ -306,7 +306,7 @@ def _exact_coefficient(loss, domain, epsilon, lipschitz):
     lip = loss.constants.lipschitz if lipschitz is None else validate.positive("lipschitz", lipschitz)
     if not math.isfinite(domain.diameter):
         raise AssumptionError(f"domain ({domain!r}) must be bounded (Algorithm 2 needs ||C||_2 < inf)")
-    return _spec.exp_sampling_coefficient(epsilon=epsilon, lipschitz=lip, diameter=domain.diameter)
+    return _spec.ALG_2.evaluate("coefficient", epsilon=epsilon, lipschitz=lip, diameter=domain.diameter)
 
 
 def _sampler_rows(loss, data, domain):
@@ -648,17 +648,17 @@ def output_perturbation(data, *, loss, domain, epsilon, zeta, runs=1, solver_tol
     if not solved.gap <= tol:
         raise ParameterError(f"solver gap ({solved.gap!r}) must be <= solver_tolerance ({tol!r})")
     theta_star = solved.theta
-    rate = _spec.output_perturbation_rate(
-        epsilon=eps, lipschitz=constants.lipschitz, n=n, strong_convexity=constants.strong_convexity,
-        solver_tolerance=tol,
+    rate = _spec.ALG_3.evaluate(
+        "noise_rate_with_tolerance", epsilon=eps, lipschitz=constants.lipschitz, n=n,
+        strong_convexity=constants.strong_convexity, solver_tolerance=tol,
     )
     # [bst14 Alg.3 L3] b with density proportional to exp(-(n Delta epsilon/(2L)) ||b||) (rate with tau)
     b = RadialLaplace(rate=rate, dim=p).rvs((runs,), noise=src, label="bst14 Alg.3 L3 b")
     # [bst14 Alg.3 L3] theta_0 = Pi_C(theta* + b)
     centres = domain.project(theta_star[None, :] + b)
     # [bst14 Alg.3 L4] C_0 = {theta in C : ||theta - theta_0|| <= zeta 2 L p/(Delta epsilon n)}
-    radius = _spec.localization_radius(
-        epsilon=eps, lipschitz=constants.lipschitz, n=n, strong_convexity=constants.strong_convexity,
+    radius = _spec.ALG_3.evaluate(
+        "radius", epsilon=eps, lipschitz=constants.lipschitz, n=n, strong_convexity=constants.strong_convexity,
         dimension=p, zeta=z,
     )
     return OutputPerturbationResult(

@@ -28,7 +28,6 @@ and the larger estimate plus their difference is rounded up.
 from __future__ import annotations
 
 import math
-import warnings
 from typing import Callable
 
 import mpmath
@@ -36,7 +35,7 @@ import sympy as sp
 from sympy.utilities.lambdify import implemented_function
 
 from spec import validate
-from spec.errors import ParameterError, PrivacyLeakWarning, PrivacyParameterError
+from spec.errors import ParameterError, PrivacyParameterError
 from spec.record import (
     PRECISION_DIGITS,
     Assumption,
@@ -160,7 +159,7 @@ CLASSIC = SpecRecord(
             "delta = 1e-5 the exact delta is 2.3e-5; at epsilon = 20 it is 1.5e-3. dperm keeps the "
             "precondition (classic_sigma raises AssumptionError for epsilon >= 1) and offers "
             "analytic_sigma for every epsilon.",
-            ("tests/test_spec_gaussian.py::test_classic_failure_epsilon_at_1e_5",),
+            ("tests/spec/test_gaussian.py::test_classic_failure_epsilon_at_1e_5",),
         ),
     ),
     notes=(

@@ -85,7 +85,7 @@ _TERMS = (
     Term("smoothness", "smoothness (gradient Lipschitz constant) of every per-example loss "
                        "(zhang17, wang20 beta; wang17, wang19 L)"),
     Term("solver_tolerance", "certified optimality gap tau of a non-private solver (a public "
-                             "tolerance; 0 = exact minimiser)"),
+                             "tolerance; 0 = exact minimiser; it enters the sensitivity)", privacy=True),
     Term("step", "a step index t of an iterative algorithm (1-based)", integer=True),
     Term("steps", "number of iterations T, or of composed mechanisms k", integer=True, privacy=True),
     Term("strong_convexity", "strong convexity of each per-example loss (bst14 Delta, zhang17 mu, "

@@ -95,8 +95,8 @@ def test_double_coefficient_twin_is_algorithm_2_at_twice_the_coefficient():
                                                    runs=50, sampler=sampler, rng=1)
     ref = alg.exp_sampling(pair.dataset, loss=loss, domain=domain, epsilon=1.4, runs=50, sampler=sampler, rng=1)
     np.testing.assert_array_equal(twin, ref)
-    c = spec.exp_sampling_coefficient(epsilon=0.7, lipschitz=1.0, diameter=2.0)
-    c2 = spec.exp_sampling_coefficient(epsilon=1.4, lipschitz=1.0, diameter=2.0)
+    c = spec.ALG_2.evaluate("coefficient", epsilon=0.7, lipschitz=1.0, diameter=2.0)
+    c2 = spec.ALG_2.evaluate("coefficient", epsilon=1.4, lipschitz=1.0, diameter=2.0)
     assert c2 == pytest.approx(2 * c, rel=1e-15)
     assert c2 == pytest.approx(0.7 / (1.0 * 2.0), rel=1e-15)  # epsilon / (L ||C||_2): the proof's slip
 
@@ -209,9 +209,9 @@ def test_alg2_net_epsilon_matches_the_reference_log_weights():
     for eps in (1.0, 2.0):  # the reference, and the twin (coefficient doubled)
         lw_d = sampler.log_weights(loss=loss, data=pair.dataset, domain=domain, epsilon=eps)
         lw_n = sampler.log_weights(loss=loss, data=pair.neighbour, domain=domain, epsilon=eps)
-        c = spec.exp_sampling_coefficient(epsilon=eps, lipschitz=1.0, diameter=2.0)
+        c = spec.ALG_2.evaluate("coefficient", epsilon=eps, lipschitz=1.0, diameter=2.0)
         assert planted.alg2_net_epsilon(c) == pytest.approx(float(np.max(np.abs(lw_d - lw_n))), rel=1e-12)
-    c = spec.exp_sampling_coefficient(epsilon=1.0, lipschitz=1.0, diameter=2.0)
+    c = spec.ALG_2.evaluate("coefficient", epsilon=1.0, lipschitz=1.0, diameter=2.0)
     assert planted.alg2_net_epsilon(c) == pytest.approx(0.7273, abs=1e-4)
     assert planted.alg2_net_epsilon(2 * c) == pytest.approx(1.7353, abs=1e-4)
 
@@ -263,7 +263,7 @@ def test_alg4_constants_are_the_reference_constants():
         c = planted.alg4_constants(eps)
         assert c["rate"] == out.localization.rate and c["radius"] == pytest.approx(out.localization.radius)
         c0 = out.localization.localized_domain(0)
-        want = spec.exp_sampling_coefficient(epsilon=eps / 2, lipschitz=1.1, diameter=c0.diameter)
+        want = spec.ALG_2.evaluate("coefficient", epsilon=eps / 2, lipschitz=1.1, diameter=c0.diameter)
         assert c["coefficient"] == pytest.approx(want, rel=1e-12)
         assert c["localized_is_whole"]
 

@@ -174,11 +174,12 @@ def test_alg1_sigma_and_schedules_equal_spec():
         res = bst14.noise_gd(DATA2, loss=LIN, domain=BALL2, epsilon=0.7, delta=1e-6, schedule="lipschitz",
                              calibration=calibration, rng=0)
         assert res.sigma == spec.noise_gd_sigma(lipschitz=1.0, n=3, epsilon=0.7, delta=1e-6, calibration=calibration)
-        want = [spec.learning_rate_lipschitz(step=t, n=3, lipschitz=1.0, dimension=2, diameter=2.0, sigma=res.sigma)
+        want = [spec.THM_II_4.evaluate("eta_lipschitz_sigma", step=t, n=3, lipschitz=1.0, dimension=2, diameter=2.0,
+                                       sigma=res.sigma)
                 for t in range(1, 9)]
         np.testing.assert_allclose(res.learning_rates, want, rtol=1e-14)
     res = bst14.noise_gd(DATA2, loss=QUAD, domain=BALL2, epsilon=0.7, delta=1e-6, schedule="strongly_convex", rng=0)
-    want = [spec.learning_rate_strongly_convex(step=t, n=3, strong_convexity=1.0) for t in range(1, 9)]
+    want = [spec.THM_II_4.evaluate("eta_strongly_convex", step=t, n=3, strong_convexity=1.0) for t in range(1, 9)]
     np.testing.assert_allclose(res.learning_rates, want, rtol=1e-14)
     # the printed-sigma formula eta_lipschitz coincides with eta_lipschitz_sigma at the printed sigma
     printed = spec.noise_gd_sigma(lipschitz=1.0, n=3, epsilon=0.7, delta=1e-6)
@@ -289,7 +290,7 @@ def test_linear_ball_sampler_law_of_s_and_orthogonal_part(p, epsilon):
     total = data.sum(axis=0)
     norm_s = np.linalg.norm(total)
     e = total / norm_s if norm_s > 0 else np.eye(p)[0]
-    kappa = spec.exp_sampling_coefficient(epsilon=epsilon, lipschitz=1.0, diameter=2.0) * norm_s
+    kappa = spec.ALG_2.evaluate("coefficient", epsilon=epsilon, lipschitz=1.0, diameter=2.0) * norm_s
     assert sampler.kappa(loss=LIN, data=data, domain=domain, epsilon=epsilon) == pytest.approx(kappa, rel=1e-14)
     s = theta @ e
     cdf = _s_cdf_factory(kappa, p)
@@ -311,7 +312,7 @@ def test_linear_ball_sampler_shifted_ball_and_radius():
     theta = bst14.exp_sampling(data, loss=LIN, domain=domain, epsilon=30.0, runs=2000,
                                sampler=bst14.LinearBallSampler(), rng=5)
     assert np.all(np.linalg.norm(theta - domain.center, axis=1) <= 0.5 + 1e-12)
-    kappa = spec.exp_sampling_coefficient(epsilon=30.0, lipschitz=1.0, diameter=1.0) * 0.5 * np.linalg.norm(data.sum(0))
+    kappa = spec.ALG_2.evaluate("coefficient", epsilon=30.0, lipschitz=1.0, diameter=1.0) * 0.5 * np.linalg.norm(data.sum(0))
     e = data.sum(0) / np.linalg.norm(data.sum(0))
     s = (theta - domain.center) @ e / 0.5
     cdf = _s_cdf_factory(kappa, 2)
@@ -341,7 +342,7 @@ def test_quadratic_rejection_sampler_truncated_gaussian_1d():
     eps = 2.0
     theta = bst14.exp_sampling(data, loss=QUAD, domain=domain, epsilon=eps, runs=4000,
                                sampler=bst14.QuadraticRejectionSampler(), rng=21)[:, 0]
-    c = spec.exp_sampling_coefficient(epsilon=eps, lipschitz=2.0, diameter=2.0)
+    c = spec.ALG_2.evaluate("coefficient", epsilon=eps, lipschitz=2.0, diameter=2.0)
     mu, sd = data.mean(), 1.0 / math.sqrt(c * n)
     law = scipy.stats.truncnorm((-1 - mu) / sd, (1 - mu) / sd, loc=mu, scale=sd)
     assert np.all(np.abs(theta) <= 1.0)
@@ -368,7 +369,7 @@ def test_net_sampler_frequencies_chi_square():
     counts = np.array([np.sum(np.all(theta == pt, axis=1)) for pt in points])
     assert counts.sum() == m
     # independent oracle: softmax of -c L(x_j; D) = c <x_j, S> in mpmath
-    c = spec.exp_sampling_coefficient(epsilon=eps, lipschitz=1.0, diameter=2.0)
+    c = spec.ALG_2.evaluate("coefficient", epsilon=eps, lipschitz=1.0, diameter=2.0)
     total = DATA2.sum(0)
     w = [mpmath.exp(c * mpmath.mpf(float(pt @ total))) for pt in points]
     probs = np.array([float(x / sum(w)) for x in w])
@@ -406,7 +407,7 @@ def test_alg3_minimiser_noise_law_and_radius():
     corrected = eps / (2 * lip / (n * delta_sc) + 2 * math.sqrt(2 * tol / (n * delta_sc)))
     assert res.rate == pytest.approx(corrected, rel=1e-12)
     assert res.rate < exact_rate
-    assert res.rate == spec.output_perturbation_rate(epsilon=eps, lipschitz=lip, n=n, strong_convexity=1.0,
+    assert res.rate == spec.ALG_3.evaluate("noise_rate_with_tolerance", epsilon=eps, lipschitz=lip, n=n, strong_convexity=1.0,
                                                      solver_tolerance=tol)
     # ||b|| ~ Gamma(p, scale 1/rate), before projection
     norms = np.linalg.norm(res.noise, axis=1)

@@ -7,7 +7,6 @@ instances come from seeded generators (deterministic).
 
 from __future__ import annotations
 
-import ast
 import math
 import random
 from fractions import Fraction
@@ -21,7 +20,7 @@ from spec import exponential as em
 from spec.errors import ParameterError, PrivacyParameterError
 from spec.record import Neighbouring
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def softmax_oracle(scores, c, dps=60):

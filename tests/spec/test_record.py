@@ -68,7 +68,7 @@ TOY = SpecRecord(
         ),
     ),
     flags=(Flag(FlagKind.ERRATUM, "a toy erratum", "because",
-                 ("tests/test_record.py::test_evaluate_matches_mpmath_and_rounds_up",)),),
+                 ("tests/spec/test_record.py::test_evaluate_matches_mpmath_and_rounds_up",)),),
 )
 
 

@@ -19,10 +19,10 @@ from hypothesis import given, settings, strategies as st
 
 import spec
 from spec import gaussian, zhang17
-from spec.errors import AssumptionError, PrivacyLeakWarning, PrivacyParameterError
+from spec.errors import AssumptionError, PrivacyParameterError
 from spec.record import Neighbouring
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 # --------------------------------------------------------------------------- independent oracles

@@ -7,7 +7,6 @@ inequality behind Form B's condition, and mpmath.
 
 from __future__ import annotations
 
-import ast
 import itertools
 import math
 from fractions import Fraction
@@ -23,7 +22,7 @@ from spec import composition as comp
 from spec.errors import AssumptionError, ParameterError, PrivacyParameterError
 from spec.record import Neighbouring
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def geomspace(lo, hi, n):

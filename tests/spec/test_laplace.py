@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import ast
 import math
 from pathlib import Path
 
@@ -15,7 +14,7 @@ from spec import laplace
 from spec.errors import PrivacyParameterError
 from spec.record import Neighbouring
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def quad_delta(eps, scale, sensitivity):

@@ -6,7 +6,6 @@ the exact Gaussian profile of spec.gaussian (itself checked by quadrature), exac
 
 from __future__ import annotations
 
-import ast
 import math
 from fractions import Fraction
 from pathlib import Path
@@ -21,7 +20,7 @@ from spec import gaussian, zcdp
 from spec.errors import ParameterError, PrivacyParameterError
 from spec.record import Neighbouring
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 EPS = st.floats(-3, math.log10(50)).map(lambda x: 10**x)
 DELTA = st.floats(-12, math.log10(0.5)).map(lambda x: 10**x)
