@@ -101,9 +101,9 @@ import numpy as np
 from scipy import special, stats as sps
 
 from reference import bst14 as alg
-from reference import gridwalk as gw
+from reference.bst14 import grid_walk as gw
 from reference.domains import Domain, L2Ball
-from reference.instances import worst_case_neighbour
+from reference.bst14.instances import worst_case_neighbour
 from reference.losses import HalfSquaredDistance, Linear
 from reference.tape import NoiseSource, noise_source
 from audits.pairs import replace_one
@@ -470,7 +470,7 @@ class WarmStartGridWalk(gw.GridWalkSampler):
 def gridwalk_output_law(prepared, *, start, steps, nodes=16):
     """Exact law of the sampler's output for a one-dimensional problem whose cube is C.
 
-    Every attempt walks ``steps`` steps (transition matrix ``P``, :func:`reference.gridwalk.
+    Every attempt walks ``steps`` steps (transition matrix ``P``, :func:`reference.bst14.grid_walk.
     transition_matrix`) and is accepted at cell ``c`` with probability ``a(c) = int_cell F /
     (h W(c) M)``; a rejected chain continues from where it is. So the accepted cell has law
     ``v = e_start P^K (I - diag(1 - a) P^K)^{-1} diag(a)`` and, given the cell, the output has
@@ -555,8 +555,8 @@ class DeclaredDiameter(Domain):
         return self._diameter
 
     @property
-    def radius(self) -> float:
-        return self.inner.radius
+    def max_norm(self) -> float:
+        return self.inner.max_norm
 
     @property
     def symmetric(self) -> bool:

@@ -3,7 +3,7 @@ r"""Utility-rate audit of bst14 Algorithm 1 with the Lipschitz schedule (Theorem
 Same method as :mod:`audits.test_bst14_utility` (read its docstring; the helpers live in
 :mod:`audits.utility`): the excess empirical risk of
 the *sum* loss against the exact optimum of the Section V-A instance
-(:func:`reference.instances.linear_instance`: ``l(theta; d) = -<theta, d>`` on the unit ball B of
+(:func:`reference.bst14.instances.linear_instance`: ``l(theta; d) = -<theta, d>`` on the unit ball B of
 R^p, records in ``{+-1/sqrt(p)}^p``, ``theta* = S/||S||`` with ``S = sum_i d_i``, excess risk
 ``||S|| (1 - <theta, theta*>)`` in closed form), on a grid that varies one of ``n``, ``p``,
 ``epsilon`` at a time, with :func:`audits.utility.audit_rate`. The claim is the record's
@@ -64,7 +64,7 @@ formula accounts for what is left of it.
 Theorem II.1 requires ``epsilon <= 2 sqrt(ln(1/delta))`` (the noise calibration refuses more), so
 at the largest epsilon ``sigma / n = sqrt(8 ln(n/delta))`` = 9.6 at n = 100 (delta = 1e-3,
 ``delta < 1/n`` as Theorem V.3 needs) whatever delta: the saturation is bought with n, at the
-price ``n^2`` steps. We take ``||S|| = c0`` (:func:`reference.instances.marginals_column_sum`) with
+price ``n^2`` steps. We take ``||S|| = c0`` (:func:`reference.bst14.instances.marginals_column_sum`) with
 ``M = 0.9 n`` (90 at n = 100: a non-degenerate data set, so the sampled index of line 4 matters;
 ``M = n`` would make every record equal), base n = 100, p = 4, ``epsilon = 5.256``; the formula's
 saturation is then 0.13 at the base, 0.24 at the hottest point (``epsilon = 2.628``) and 0.20 at
@@ -133,7 +133,7 @@ from audits import audit_rate
 from audits import bst14_planted as planted
 from audits.utility import Memo, audit_level, expected_slopes, grid_points, largest_allowed, utility_bound
 from reference import bst14 as alg
-from reference import instances
+from reference.bst14 import instances
 from spec import bst14 as spec
 from spec.errors import AssumptionError
 

@@ -2,7 +2,7 @@ r"""Privacy audits of bst14 Algorithms 1-4, each with the planted-bug twins the 
 
 Every audit runs the reference implementation (:mod:`reference.bst14`) on a worst-case pair of
 neighbouring data sets built by :func:`audits.pairs.replace_one` (which asserts the replace-one
-relation) from :func:`reference.instances.worst_case_neighbour` (the replaced record is negated,
+relation) from :func:`reference.bst14.instances.worst_case_neighbour` (the replaced record is negated,
 which flips its gradient), and tests the theorem's claim with :func:`audits.audit_privacy`.
 The instances, the twins and the twins' *true* privacy loss on these pairs (exact finite sums or
 closed forms) are in :mod:`audits.bst14_planted`; ``tests/test_audits_bst14_planted.py`` checks
@@ -74,7 +74,7 @@ import pytest
 from audits import audit_privacy
 from audits import bst14_planted as planted
 from reference import bst14 as alg
-from reference import gridwalk as gw
+from reference.bst14 import grid_walk as gw
 from spec import bst14 as spec
 from spec.profiles import pure_dp_profile
 

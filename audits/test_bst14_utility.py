@@ -2,7 +2,7 @@ r"""Utility-rate audits of bst14: does the excess empirical risk scale in n, p, 
 
 Every audit measures the theorem's own quantity -- the excess empirical risk of the *sum* loss,
 ``L(theta_priv; D) - L(theta*; D)`` -- against the exact optimum of a Section V instance
-(:mod:`reference.instances`: closed forms, no solver), on a grid that varies one axis at a time,
+(:mod:`reference.bst14.instances`: closed forms, no solver), on a grid that varies one axis at a time,
 with :func:`audits.utility.audit_rate` (least-squares log-log slopes, bootstrap intervals at
 level ``1 - alpha/k`` over the ``k`` axes). Every result is recorded through the
 plugin, so the report shows the measured slopes with their intervals next to the record's
@@ -112,7 +112,7 @@ from scipy import stats as sps
 from audits import audit_rate
 from audits.utility import Memo, audit_level, expected_slopes, grid_points, largest_allowed, utility_bound
 from reference import bst14 as alg
-from reference import instances
+from reference.bst14 import instances
 from reference.domains import L2Ball
 from reference.losses import HalfSquaredDistance
 from audits import bst14_planted as planted

@@ -21,7 +21,7 @@ from scipy import stats as sps
 
 from audits import bst14_planted as planted
 from reference import bst14 as alg
-from reference import gridwalk as gw
+from reference.bst14 import grid_walk as gw
 from reference.samplers import RadialLaplace
 from reference.solver import minimise
 from reference.tape import NoiseTape, Recorder, Replay, TapeEntry
@@ -119,7 +119,7 @@ def test_half_sensitivity_twin_halves_only_the_noise_radius():
 
 
 def test_wrong_schedule_twin_uses_the_lipschitz_rate():
-    from reference.instances import quadratic_instance
+    from reference.bst14.instances import quadratic_instance
 
     inst = quadratic_instance(dimension=2)
     data = inst.dataset(n=5, M=2.0, rng=0)
@@ -382,7 +382,7 @@ def test_noiseless_rate_twin_is_the_reference_with_eta_at_sigma_zero():
     ``sigma = 0`` (the intended edit, applied by patching ``learning_rates`` in this test only).
     The twin's rate is ``D' / sqrt(t (n^2 L^2 + p sigma^2))`` with the declared ``D'``, equal
     to ``||C|| / sqrt(t n^2 L^2)`` up to rounding, hence the tolerance."""
-    from reference.instances import linear_instance
+    from reference.bst14.instances import linear_instance
 
     n, p = 6, 3
     inst = linear_instance(dimension=p)
@@ -397,7 +397,9 @@ def test_noiseless_rate_twin_is_the_reference_with_eta_at_sigma_zero():
         return original(schedule, **{**k, "sigma": 0.0})
 
     replay = Replay(rec.tape)
-    with mock.patch.object(alg, "learning_rates", edited):
+    from reference.bst14 import noisy_sgd
+
+    with mock.patch.object(noisy_sgd, "learning_rates", edited):
         ref = alg.noise_gd(data, noise=replay, **kw)
     replay.assert_consumed()
     assert twin.sigma == ref.sigma  # the noise added is the reference's
@@ -424,7 +426,7 @@ def test_declared_diameter_changes_only_the_diameter():
     np.testing.assert_array_equal(wrapped.support(x), inner.support(x))
     np.testing.assert_array_equal(wrapped.lmo(x), inner.lmo(x))
     np.testing.assert_array_equal(wrapped.gauge(x), inner.gauge(x))
-    assert wrapped.radius == inner.radius and wrapped.dim == inner.dim
+    assert wrapped.max_norm == inner.max_norm and wrapped.dim == inner.dim
     np.testing.assert_array_equal(wrapped.interior_point(), inner.interior_point())
     with pytest.raises(TypeError, match="Domain"):
         planted.DeclaredDiameter(np.zeros(3), 1.0)

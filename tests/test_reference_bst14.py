@@ -19,7 +19,7 @@ import pytest
 import scipy.stats
 
 from reference import bst14
-from reference import gridwalk
+from reference.bst14 import grid_walk as gridwalk
 from reference.domains import Box, Intersection, L2Ball, Rp
 from reference.losses import HalfSquaredDistance, Hinge, Linear, Logistic
 from reference.schedules import evaluate_over_steps

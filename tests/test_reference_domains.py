@@ -61,7 +61,7 @@ def member(dom, x, tol=1e-12):
     if isinstance(dom, Rp):
         return True
     if isinstance(dom, L2Ball):
-        return bool(np.linalg.norm(x - dom.center) <= dom.ball_radius + tol)
+        return bool(np.linalg.norm(x - dom.center) <= dom.radius + tol)
     if isinstance(dom, L1Ball):
         return bool(np.abs(x).sum() <= dom.radius + tol)
     if isinstance(dom, Box):
@@ -105,7 +105,7 @@ def sample_points(dom, rng, k=20):
 
 
 def size_of(dom):
-    return 1.0 + (dom.radius if dom.bounded else 10.0)
+    return 1.0 + (dom.max_norm if dom.bounded else 10.0)
 
 
 # --------------------------------------------------------------------------------------------
@@ -412,7 +412,7 @@ def test_rp():
     assert np.array_equal(dom.lmo([0.0, 0.0]), [0.0, 0.0])
     with pytest.raises(ParameterError, match="unbounded"):
         dom.lmo([1.0, 0.0])
-    assert dom.diameter == math.inf and dom.radius == math.inf and not dom.bounded
+    assert dom.diameter == math.inf and dom.max_norm == math.inf and not dom.bounded
     assert dom.gaussian_width() == (math.inf, 0.0)
     lo, hi = dom.bounding_box()
     assert np.all(lo == -np.inf) and np.all(hi == np.inf)
@@ -445,17 +445,17 @@ def test_diameters_and_radii_are_attained():
     ends = ball.lmo(np.vstack([u, -u]))
     assert np.linalg.norm(ends[0] - ends[1]) == pytest.approx(ball.diameter) == pytest.approx(3.0)
     far = a + 1.5 * a / np.linalg.norm(a)
-    assert member(ball, far) and np.linalg.norm(far) == pytest.approx(ball.radius)
+    assert member(ball, far) and np.linalg.norm(far) == pytest.approx(ball.max_norm)
     box = Box(lower=[-1, 0, 2], upper=[1, 3, 2.5])
     assert box.diameter == pytest.approx(np.linalg.norm(box.upper - box.lower))
-    assert box.radius == pytest.approx(np.linalg.norm([1, 3, 2.5]))
+    assert box.max_norm == pytest.approx(np.linalg.norm([1, 3, 2.5]))
     assert L1Ball(radius=2, dim=3).diameter == 4.0 and L1Ball(radius=2, dim=3).radius == 2.0
     assert Simplex(dim=3, scale=2).diameter == pytest.approx(2 * math.sqrt(2))
-    assert Simplex(dim=1, scale=2).diameter == 0.0 and Simplex(dim=3, scale=2).radius == 2.0
+    assert Simplex(dim=1, scale=2).diameter == 0.0 and Simplex(dim=3, scale=2).max_norm == 2.0
     v = rng.normal(size=(9, 3))
     brute = max(np.linalg.norm(x - y) for x in v for y in v)
     assert Polytope(vertices=v).diameter == pytest.approx(brute)
-    assert Polytope(vertices=v).radius == pytest.approx(max(np.linalg.norm(x) for x in v))
+    assert Polytope(vertices=v).max_norm == pytest.approx(max(np.linalg.norm(x) for x in v))
 
 
 @SETTINGS
@@ -465,7 +465,7 @@ def test_sizes_bound_sampled_points_and_bounding_cube(dom, seed):
     z = sample_points(dom, np.random.default_rng(seed))
     pair = np.linalg.norm(z[:, None] - z[None], axis=-1).max()
     assert pair <= dom.diameter + 1e-9 * s
-    assert np.linalg.norm(z, axis=1).max() <= dom.radius + 1e-9 * s
+    assert np.linalg.norm(z, axis=1).max() <= dom.max_norm + 1e-9 * s
     lo, hi = dom.coordinate_bounds()
     assert np.all(z >= lo - 1e-9 * s) and np.all(z <= hi + 1e-9 * s)
     # the bounds are attained by the LMO in the coordinate directions
@@ -510,7 +510,7 @@ def test_polytope_of_box_vertices_agrees_with_box(box, data):
     )
     assert np.allclose((poly.lmo(x) * x).sum(1), (box.lmo(x) * x).sum(1), atol=1e-10 * s * s)
     assert np.allclose(poly.gauge(x), box.gauge(x), rtol=1e-9)
-    assert poly.diameter == pytest.approx(box.diameter) and poly.radius == pytest.approx(box.radius)
+    assert poly.diameter == pytest.approx(box.diameter) and poly.max_norm == pytest.approx(box.max_norm)
     assert np.allclose(poly.bounding_box(), box.bounding_box())
 
 
@@ -673,7 +673,7 @@ def test_intersection_gauge_is_max_of_members_and_choices():
     x = np.random.default_rng(5).normal(size=(6, 2)) * 2
     assert np.allclose(dom.gauge(x), np.maximum(box.gauge(x), ball.gauge(x)))
     assert np.array_equal(dom.center, [0.0, 0.0])
-    assert dom.diameter == pytest.approx(2.4) and dom.radius == pytest.approx(1.2)  # upper bounds
+    assert dom.diameter == pytest.approx(2.4) and dom.max_norm == pytest.approx(1.2)  # upper bounds
     # bst14's C_0: a ball around theta_0 on the boundary of C; the default centre is interior
     c0 = Intersection(box, L2Ball(radius=0.5, dim=2, center=[1.0, 0.0]))
     assert c0._is_interior(c0.center) and all(d._is_interior(c0.center) for d in c0.domains)
@@ -692,7 +692,7 @@ def test_intersection_gauge_is_max_of_members_and_choices():
 def test_make_feasible_pulls_radially_into_the_intersection():
     dom = Intersection(Box(lower=[-1, -1, -1], upper=[1, 1, 1]), L2Ball(radius=1.2, dim=3), L1Ball(radius=1.5, dim=3))
     x = np.random.default_rng(6).normal(size=(20, 3)) * 3
-    y = dom._make_feasible(x)
+    y = dom.make_feasible(x)
     assert all(member(dom, z, 1e-12) for z in y)
     inside = dom.contains(x, tol=0)
     assert np.array_equal(y[inside], x[inside])
@@ -858,3 +858,10 @@ def test_methods_reject_bad_points(dom):
     with pytest.raises(ParameterError, match="samples"):
         dom.gaussian_width(samples=1, rng=0)
     assert isinstance(dom, Domain)
+
+
+def test_ball_radius_is_the_parameter_and_max_norm_the_largest_norm():
+    ball = L2Ball(radius=1, dim=2, center=[3, 0])
+    assert ball.radius == 1.0 and ball.max_norm == 4.0
+    assert L1Ball(radius=2, dim=3).radius == 2.0 == L1Ball(radius=2, dim=3).max_norm
+    assert not hasattr(Box(lower=[0, 0], upper=[1, 1]), "radius")  # a box has no radius

@@ -1,4 +1,4 @@
-"""Tests of reference/gridwalk.py: bst14 Section III-C's efficient exponential sampler.
+"""Tests of reference/bst14/grid_walk.py: bst14 Section III-C's efficient exponential sampler.
 
 Oracles: closed forms and mpmath quadrature for the target laws, a brute-force grid minimum for
 the inf-convolution, exact transition matrices (numpy eigenvalues / matrix powers) for the
@@ -16,7 +16,7 @@ import pytest
 import scipy.stats
 
 from reference import domains, losses
-from reference import gridwalk as gw
+from reference.bst14 import grid_walk as gw
 from reference.tape import Recorder
 from spec import bst14
 from spec.errors import AssumptionError, DataBoundError, ParameterError, PrivacyLeakWarning

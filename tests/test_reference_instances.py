@@ -1,4 +1,4 @@
-"""Tests of reference.instances: the Section V data sets, exact optima and neighbours.
+"""Tests of reference.bst14.instances: the Section V data sets, exact optima and neighbours.
 
 Oracles: brute force over all integers of the right parity (column sums), exact integer counts
 (the data construction), the certified solver of ``reference.solver`` and mpmath sums at 50
@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 from scipy import stats as sps
 
 from audits.pairs import replace_one
-from reference import instances as inst
+from reference.bst14 import instances as inst
 from reference.solver import minimise
 from reference.tape import Recorder
 from spec.errors import ParameterError

@@ -212,7 +212,7 @@ THM_III_4 = register(SpecRecord(
             "epsilon/120 per ln F evaluation and xi = 3 epsilon/40 per-cell mixing, so one try is within "
             "Dist_inf 2 xi + 2 eta = epsilon/6 of F/int_A F and the accepted sample within epsilon/3 of the "
             "mechanism on C; grid N = ceil(tau Lambda sqrt(p)); walk length K from a canonical-path bound.",
-            "Derived (reference/gridwalk.py docstring): (i) conditioning on C at most doubles Dist_inf; "
+            "Derived (reference/bst14/grid_walk.py docstring): (i) conditioning on C at most doubles Dist_inf; "
             "(ii) the rejection step's output has density proportional to pi_K(c) F(y)/W(c), so a per-cell "
             "ratio e^(+-xi) gives e^(+-2 xi), and evaluation errors e^(+-eta) in ln F give e^(+-2 eta); "
             "(iii) the lazy chain has eigenvalues in [0, 1], so |P^K(x,y)/pi(y) - 1| <= (1 - gap)^K/pi_min; "

@@ -398,7 +398,7 @@ def _check_inner_ball(domain, centre: np.ndarray, r: float) -> None:
     p = domain.dim
     tol = 1e-12 * (1.0 + r)
     if isinstance(domain, _domains.L2Ball):
-        ok = np.linalg.norm(centre - domain.center) + r <= domain.ball_radius + tol
+        ok = np.linalg.norm(centre - domain.center) + r <= domain.radius + tol
     elif isinstance(domain, _domains.Box):
         ok = bool(np.all(centre - r >= domain.lower - tol) and np.all(centre + r <= domain.upper + tol))
     elif isinstance(domain, _domains.L1Ball):

@@ -73,7 +73,6 @@ __all__ = [
 PERMUTATION_LABEL = "bst14 Sec.V marginals permutation"
 
 
-# --------------------------------------------------------------------------------------------
 # data
 
 
@@ -205,7 +204,6 @@ def worst_case_neighbour(data, index) -> np.ndarray:
     return out
 
 
-# --------------------------------------------------------------------------------------------
 # exact optima
 
 
@@ -269,7 +267,6 @@ def quadratic_excess_risk(theta, data) -> np.ndarray | float:
     return float(out[0]) if single else out
 
 
-# --------------------------------------------------------------------------------------------
 # the instances
 
 

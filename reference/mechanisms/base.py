@@ -1,0 +1,135 @@
+"""What every mechanism shares: the call signature, the claim it carries, data validation and the sum query's sensitivity (see :mod:`reference.mechanisms`).
+"""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+import numpy as np
+
+from reference import losses as _losses
+from reference.tape import noise_source
+from spec import validate
+from spec.errors import DataBoundError, ParameterError
+from spec.record import Neighbouring
+
+BOUND_TOLERANCE = _losses.BOUND_TOLERANCE
+
+_OUTPUTS = ("last", "random", "transcript")
+
+
+# --------------------------------------------------------------------------------------------
+# validation helpers
+# --------------------------------------------------------------------------------------------
+
+
+def _relation(relation) -> Neighbouring:
+    if isinstance(relation, Neighbouring):
+        return relation
+    if isinstance(relation, str):
+        text = relation.strip().lower().replace("_", "-")
+        if text in ("add-remove-one", "add/remove-one"):
+            return Neighbouring.ADD_REMOVE_ONE
+        if text == "replace-one":
+            return Neighbouring.REPLACE_ONE
+        raise ParameterError(f"relation ({relation!r}) must be one of 'replace-one', 'add/remove-one'")
+    raise TypeError(f"relation ({relation!r}) must be a spec.record.Neighbouring or a string")
+
+
+def sum_sensitivity(*, data_norm, relation="replace-one") -> float:
+    """Sensitivity of the sum of records of norm at most ``data_norm``.
+
+    Parameters
+    ----------
+    data_norm : float
+        Bound ``R > 0`` on every record's norm (in the norm the sensitivity is wanted in).
+    relation : Neighbouring or str
+        ``replace-one`` (``2R``) or ``add/remove-one`` (``R``).
+
+    Returns
+    -------
+    float
+        Exact in floating point (a multiplication by 1 or 2).
+    """
+    r = validate.positive("data_norm", data_norm)
+    rel = _relation(relation)
+    return 2.0 * r if rel is Neighbouring.REPLACE_ONE else r
+
+
+def _runs(runs) -> int:
+    return validate.integer("runs", runs, minimum=0)
+
+
+def _dim(dim) -> int:
+    return validate.positive_integer("dim", dim)
+
+
+def _records(data, columns: int, name: str = "data") -> np.ndarray:
+    arr = np.asarray(data)
+    if arr.dtype == object or arr.dtype.kind not in "iuf":
+        raise TypeError(f"{name} must be an array of real numbers, got dtype {arr.dtype}")
+    arr = arr.astype(np.float64, copy=False)
+    if arr.ndim != 2 or arr.shape[1] != columns:
+        raise ParameterError(f"{name} (shape {arr.shape}) must have shape (n, {columns})")
+    if not np.isfinite(arr).all():
+        row = int(np.argwhere(~np.isfinite(arr).all(axis=1))[0, 0])
+        raise DataBoundError(f"row {row} of {name} contains nan or inf; data must be finite")
+    return arr
+
+
+def _check_norms(values: np.ndarray, bound: float, quantity: str, bound_name: str) -> None:
+    bad = ~(values <= bound * (1.0 + BOUND_TOLERANCE))
+    if bad.any():
+        row = int(np.argwhere(bad)[0, 0])
+        raise DataBoundError(
+            f"row {row} has {quantity} = {float(values[row])!r} > {bound_name} ({bound!r}) "
+            f"({int(bad.sum())} rows out of bounds); data is rejected, never clipped"
+        )
+
+
+def _l2(rows: np.ndarray) -> np.ndarray:
+    return np.sqrt(np.sum(rows * rows, axis=1)) if rows.size else np.zeros(rows.shape[0])
+
+
+def _outputs(name: str, outputs, shape_tail: tuple) -> np.ndarray:
+    arr = np.asarray(outputs)
+    if arr.dtype == object or arr.dtype.kind not in "iuf":
+        raise TypeError(f"{name} must be an array of real numbers, got dtype {arr.dtype}")
+    if arr.shape[1:] != shape_tail or arr.ndim != 1 + len(shape_tail):
+        raise ParameterError(f"{name} (shape {arr.shape}) must have shape (runs,) + {shape_tail}")
+    return arr
+
+
+class Mechanism:
+    """Common parts: claim attributes, a readable name, the harness call signature."""
+
+    epsilon: float | None = None
+    delta: float | None = None
+
+    def _set_name(self, text: str) -> None:
+        # audits.privacy names a mechanism by its __qualname__ (reports, progress lines).
+        self.__qualname__ = text
+
+    def __repr__(self) -> str:
+        return self.__qualname__
+
+    def _claim(self, epsilon, delta) -> None:
+        self.epsilon = epsilon
+        self.delta = delta
+        self._set_name(f"{self.__qualname__} [{epsilon:g}, {delta:g}]")
+
+    def __call__(self, data, runs, rng=None, *, noise=None):
+        source = noise_source(rng=rng, noise=noise)
+        return self._release(data, _runs(runs), source)
+
+    def _release(self, data, runs, source):  # pragma: no cover - interface
+        raise NotImplementedError
+
+
+def _up_ratio(numerator: float, n: int) -> float:
+    """``numerator / n`` rounded up: the smallest float at least the exact quotient."""
+    value = numerator / n
+    while Fraction(value) * n < Fraction(numerator):
+        value = math.nextafter(value, math.inf)
+    return value
