@@ -2,10 +2,11 @@ r"""The primitive mechanisms, batched: what the privacy audits run.
 
 Every mechanism here is a callable object with the audit harness's signature
 
-    mechanism(data, runs, rng=None, *, noise=None) -> ndarray with leading axis runs
+    mechanism(data, *, runs=1, rng=None, noise=None) -> ndarray with leading axis runs
 
-(``rng`` may be passed positionally, as :func:`audits.audit_privacy` does; ``noise=`` takes a
-:class:`reference.tape.NoiseSource` to record or replay the draws), a ``logpdf(data,
+(keyword-only ``runs`` and ``rng``, as everywhere in reference/; :func:`audits.audit_privacy`
+calls mechanisms with these keywords; ``noise=`` takes a :class:`reference.tape.NoiseSource` to
+record or replay the draws), a ``logpdf(data,
 outputs)`` giving the exact log density (or log probability) of each output where the law is
 known, and a ``profile()`` giving the privacy profile ``delta(epsilon)`` that its noise
 guarantees at its declared sensitivity.

@@ -8,6 +8,7 @@ from fractions import Fraction
 
 import numpy as np
 
+from reference import arrays
 from reference import losses as _losses
 from reference.tape import noise_source
 from spec import validate
@@ -57,8 +58,6 @@ def sum_sensitivity(*, data_norm, relation="replace-one") -> float:
     return 2.0 * r if rel is Neighbouring.REPLACE_ONE else r
 
 
-def _runs(runs) -> int:
-    return validate.integer("runs", runs, minimum=0)
 
 
 def _dim(dim) -> int:
@@ -119,9 +118,11 @@ class Mechanism:
         self.delta = delta
         self._set_name(f"{self.__qualname__} [{epsilon:g}, {delta:g}]")
 
-    def __call__(self, data, runs, rng=None, *, noise=None):
+    def __call__(self, data, *, runs=1, rng=None, noise=None):
+        """``runs`` independent releases on ``data`` (leading axis ``runs``); randomness only
+        from ``rng`` or the tape ``noise`` (:func:`reference.tape.noise_source`)."""
         source = noise_source(rng=rng, noise=noise)
-        return self._release(data, _runs(runs), source)
+        return self._release(data, arrays.runs(runs), source)
 
     def _release(self, data, runs, source):  # pragma: no cover - interface
         raise NotImplementedError
