@@ -98,15 +98,18 @@ import math
 import warnings
 
 import numpy as np
-from scipy import special, stats as sps
+from scipy import special
+from scipy import stats as sps
 
+from audits.pairs import replace_one
 from reference import bst14 as alg
 from reference.bst14 import grid_walk as gw
-from reference.domains import Domain, L2Ball
+from reference.bst14 import localization_algorithms as _localization
+from reference.bst14 import noisy_sgd as _noisy_sgd
 from reference.bst14.instances import worst_case_neighbour
+from reference.domains import Domain, L2Ball
 from reference.losses import HalfSquaredDistance, Linear
 from reference.tape import NoiseSource, noise_source
-from audits.pairs import replace_one
 from spec import bst14 as _spec
 from spec.errors import ParameterError, PrivacyLeakWarning
 
@@ -142,10 +145,10 @@ __all__ = [
     "gridwalk_threshold_probabilities",
 ]
 
-#: Tape label of Algorithm 1's Gaussian noise (reference.bst14.noise_gd).
-B_T_LABEL = "bst14 Alg.1 L5 b_t"
+#: Tape label of Algorithm 1's Gaussian noise (exported by the reference).
+B_T_LABEL = _noisy_sgd.LABEL_NOISE
 #: Tape label of the radius of Algorithm 3's noise (RadialLaplace through output_perturbation).
-ALG3_RADIUS_LABEL = "bst14 Alg.3 L3 b: radius"
+ALG3_RADIUS_LABEL = _localization.LABEL_NOISE + ": radius"
 
 
 # --------------------------------------------------------------------------------------------
@@ -358,7 +361,8 @@ def alg4_constants(epsilon: float) -> dict:
 
     ``rate`` (Algorithm 3's noise rate at ``epsilon/2``), ``radius`` of C_0, and ``coefficient``,
     the generic step's coefficient as the reference uses it: ``epsilon/2 / (2 L diam)`` with
-    ``diam = min(||C||_2, 2 radius)`` (:func:`reference.bst14.localization`), all from spec.
+    ``diam = min(||C||_2, 2 radius)`` (``bst14.alg_4`` formula ``localized_diameter``, which is the
+    diameter of the reference's C_0), all from spec.
     ``localized_is_whole`` says whether C_0 = C for every centre (radius >= ||C||_2), in which
     case the generic step does not depend on theta_0.
     """
@@ -367,7 +371,8 @@ def alg4_constants(epsilon: float) -> dict:
     par = _spec.localization_parameters(epsilon=epsilon, lipschitz=lip, n=ALG3_N,
                                         strong_convexity=loss.constants.strong_convexity, dimension=1,
                                         solver_tolerance=1e-12)
-    diam = min(domain.diameter, 2.0 * par["radius"])
+    diam = _spec.ALG_4.evaluate("localized_diameter", diameter=domain.diameter, epsilon=epsilon, lipschitz=lip,
+                                n=ALG3_N, strong_convexity=loss.constants.strong_convexity, dimension=1)
     coef = _spec.ALG_2.evaluate("coefficient", epsilon=par["epsilon_generic"], lipschitz=lip, diameter=diam)
     return {"rate": par["noise_rate"], "radius": par["radius"], "coefficient": coef,
             "localized_is_whole": par["radius"] >= domain.diameter}

@@ -40,6 +40,7 @@ from __future__ import annotations
 import numpy as np
 
 from reference import mechanisms as mech
+from reference.mechanisms.noisy_gd import noise_label
 from spec import exponential as spec_exponential
 from spec import gaussian as spec_gaussian
 from spec import validate
@@ -141,7 +142,7 @@ class _ReusedNoiseGD(mech.NoisyGradientDescent):
     """Noisy GD that draws the step-1 noise once and adds the same vector at every step."""
 
     def _release(self, data, runs, source):
-        z = source.normal("noisy gd: step 1 noise", (runs, self.dim))
+        z = source.normal(noise_label(1), (runs, self.dim))
         self._reused = z
         try:
             return super()._release(data, runs, source)

@@ -205,7 +205,7 @@ def _alg2_net_mechanism(fn, name):
     sampler = alg.NetSampler(net)
 
     def mechanism(data, runs, rng):
-        return fn(data, loss=loss, domain=domain, epsilon=ALG2_EPS, runs=runs, sampler=sampler, rng=rng)
+        return fn(data, loss=loss, domain=domain, epsilon=ALG2_EPS, runs=runs, sampler=sampler, rng=rng).theta
 
     mechanism.__qualname__ = f"{name} on the net {{-1, +1}}"
     return mechanism
@@ -236,7 +236,7 @@ def test_alg2_linear_ball_privacy(audit):
 
     def mechanism(data, runs, rng):
         return alg.exp_sampling(data, loss=loss, domain=domain, epsilon=ALG2_EPS, runs=runs, sampler=sampler,
-                                rng=rng)
+                                rng=rng).theta
 
     mechanism.__qualname__ = "exp_sampling (exact linear-ball sampler)"
     results = _pure_audit(audit, mechanism, pair, ALG2_EPS, _alg2_runs(audit))
@@ -312,7 +312,7 @@ def _gridwalk_mechanism(sampler, name):
 
     def mechanism(data, runs, rng):
         return alg.exp_sampling(data, loss=loss, domain=domain, epsilon=GW_EPS, runs=runs, sampler=sampler,
-                                rng=rng)
+                                rng=rng).theta
 
     mechanism.__qualname__ = f"exp_sampling ({name})"
     return mechanism

@@ -286,7 +286,7 @@ def _alg2_risk(params, runs, rng):
     inst = instances.linear_instance(dimension=p)
     data = inst.dataset(n=int(params["n"]), M=3000.0, rng=rng)
     theta = alg.exp_sampling(data, loss=inst.loss, domain=inst.domain, epsilon=params["epsilon"], runs=runs,
-                             sampler=alg.LinearBallSampler(), rng=rng)
+                             sampler=alg.LinearBallSampler(), rng=rng).theta
     return inst.excess_risk(theta, data)
 
 

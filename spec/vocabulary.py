@@ -70,6 +70,8 @@ _TERMS = (
                       "wang19 G; wang20 has none: heavy tails)"),
     Term("n", "number of records (dataset size)", integer=True),
     Term("noise_multiplier", "sigma / sensitivity of a Gaussian mechanism", privacy=True),
+    Term("norm_bound", "bound R on the norm of every term of a sum or average query (a record, or "
+                       "a per-example gradient: then a Lipschitz constant)", privacy=True),
     Term("order", "Renyi order alpha > 1 of an RDP statement", privacy=True),
     Term("oscillation", "sup over neighbours of (sup h - inf h), h = u(D, .) - u(D', .), of an "
                         "exponential mechanism's score"),

@@ -21,7 +21,7 @@ Modules
     loss by rejection).
 :mod:`reference.bst14.grid_walk`
     Section III-C: the polynomial-time grid-walk sampler with its certificate.
-:mod:`reference.bst14.localization`
+:mod:`reference.bst14.localization_algorithms`
     Algorithms 3 (output perturbation) and 4 (localisation).
 :mod:`reference.bst14.instances`
     The Section V lower-bound instances, for the audits.
@@ -37,7 +37,7 @@ from reference.bst14.exponential_sampling import (
     exp_sampling,
 )
 from reference.bst14.grid_walk import GridWalkSampler
-from reference.bst14.localization import (
+from reference.bst14.localization_algorithms import (
     LocalizationResult,
     OutputPerturbationResult,
     localization,

@@ -29,6 +29,7 @@ what they can sample exactly, and :class:`SamplerExhaustedError` when a rejectio
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -36,10 +37,15 @@ from reference import arrays
 from reference.domains import L2Ball
 from reference.losses import HalfSquaredDistance, Linear
 from reference.problem import check_problem
+from reference.results import AlgorithmResult
+from reference.rng import RngLike
 from reference.tape import noise_source
 from spec import bst14 as _spec
 from spec import validate
 from spec.errors import AssumptionError, ParameterError
+
+#: The records whose formulas and claims Algorithm 2 (with an exact sampler) uses.
+SPEC_IDS = ("bst14.alg_2", "bst14.thm_III_1")
 
 
 class SamplerExhaustedError(RuntimeError):
@@ -267,7 +273,15 @@ class QuadraticRejectionSampler:
         return out
 
 
-def exp_sampling(data, *, loss, domain, epsilon, runs=1, sampler, rng=None, noise=None) -> np.ndarray:
+@dataclass(frozen=True)
+class ExpSamplingResult(AlgorithmResult):
+    """Output of :func:`exp_sampling`: ``theta`` (runs, p), one sample per run (line 2)."""
+
+    theta: np.ndarray
+
+
+def exp_sampling(data, *, loss, domain, epsilon, runs=1, sampler, rng: RngLike = None,
+                 noise=None) -> ExpSamplingResult:
     r"""Algorithm 2, A_exp-samp: sample theta from C with density proportional to ``exp(-c L(theta; D))``.
 
     Parameters
@@ -285,7 +299,8 @@ def exp_sampling(data, *, loss, domain, epsilon, runs=1, sampler, rng=None, nois
 
     Returns
     -------
-    ndarray, shape (runs, p)
+    ExpSamplingResult
+        ``theta`` of shape (runs, p); ``spec_ids`` are the sampler's (``sampler.spec_ids``).
 
     Privacy
     -------
@@ -303,4 +318,6 @@ def exp_sampling(data, *, loss, domain, epsilon, runs=1, sampler, rng=None, nois
         raise TypeError(f"sampler ({type(sampler).__name__}) must have a sample(...) method (module docstring)")
     # [bst14 Alg.2 L1] L(theta; D) = sum_i l(theta; d_i)  (loss.total, inside the sampler)
     # [bst14 Alg.2 L2] theta ~ exp(-c L(theta; D)) on C, c = epsilon/(2 L ||C||_2)
-    return sampler.sample(loss=loss, data=rows, domain=domain, epsilon=epsilon, runs=runs, rng=rng, noise=noise)
+    src = noise_source(rng=rng, noise=noise)
+    theta = sampler.sample(loss=loss, data=rows, domain=domain, epsilon=epsilon, runs=runs, noise=src)
+    return ExpSamplingResult(theta=theta, spec_ids=tuple(getattr(sampler, "spec_ids", SPEC_IDS)), seed=src.seed)

@@ -379,16 +379,6 @@ class SamplerConstants:
     fallback_weight: float
 
 
-def _fallback_weight(try_in_c: float, retries: int) -> float:
-    """``(1 - q)^retries`` with ``q`` the per-try lower bound, rounded up (mpmath, 50 digits)."""
-    import mpmath
-
-    from spec.record import PRECISION_DIGITS, Rounding, round_safe
-
-    with mpmath.workdps(PRECISION_DIGITS):
-        return round_safe((1 - mpmath.mpf(try_in_c)) ** retries, Rounding.UP)
-
-
 def _check_inner_ball(domain, centre: np.ndarray, r: float) -> None:
     """Raise AssumptionError unless B(centre, r) is inside C.
 
@@ -453,6 +443,9 @@ class GridWalkSampler:
     exponential mechanism at ``epsilon/3`` on C (for the rule's K); the fallback adds the
     CAVEAT flag's term with weight ``sampler_fallback_weight``.
     """
+
+    #: The records whose constants and claim this sampler uses (reported by exp_sampling).
+    spec_ids = ("bst14.thm_III_4", "bst14.alg_2")
 
     def __init__(self, *, centre=None, inner_radius=1.0, retries=None, grid_size=None, steps=None,
                  max_cells=200_000, max_iterations=20_000, max_rounds=100_000):
@@ -536,7 +529,7 @@ class PreparedGridWalk:
             mixing_dist=ev("sampler_mixing_dist", **vals), cube_dist=ev("sampler_cube_dist", **vals),
             dist_inf=ev("sampler_dist_inf", **vals), steps_rule=rule, steps=steps, retries=retries,
             try_in_c=ev("sampler_try_in_c", **vals),
-            fallback_weight=_fallback_weight(ev("sampler_try_in_c", **vals), retries),
+            fallback_weight=ev("sampler_fallback_weight", retries=retries, **vals),
         )
         self._cache: dict[int, float] = {}
         self._table = None

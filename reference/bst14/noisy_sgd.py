@@ -24,6 +24,8 @@ import numpy as np
 
 from reference import arrays
 from reference.problem import check_problem
+from reference.results import AlgorithmResult
+from reference.rng import RngLike
 from reference.schedules import evaluate_over_steps
 from reference.tape import noise_source
 from spec import bst14 as _spec
@@ -32,6 +34,13 @@ from spec.errors import AssumptionError, ParameterError
 
 SCHEDULES = ("lipschitz", "strongly_convex")
 
+#: The records whose formulas and claims Algorithm 1 uses.
+SPEC_IDS = ("bst14.alg_1", "bst14.thm_II_1", "bst14.thm_II_4")
+
+#: Tape labels of Algorithm 1's draws (the planted twins and the vectors use these names).
+LABEL_INDEX = "bst14 Alg.1 L4 index"
+LABEL_NOISE = "bst14 Alg.1 L5 b_t"
+
 
 # --------------------------------------------------------------------------------------------
 # Algorithm 1
@@ -39,7 +48,7 @@ SCHEDULES = ("lipschitz", "strongly_convex")
 
 
 @dataclass(frozen=True)
-class NoiseGDResult:
+class NoiseGDResult(AlgorithmResult):
     """Output of :func:`noise_gd`.
 
     Attributes
@@ -61,6 +70,8 @@ class NoiseGDResult:
     transcript : dict or None
         With ``transcript=True``: ``{"G": (steps, runs, p), "theta": (steps, runs, p)}`` where
         row ``t - 1`` holds ``G_t`` and ``theta_{t+1}``.
+    spec_ids, seed
+        See :class:`reference.results.AlgorithmResult`.
     """
 
     theta: np.ndarray
@@ -97,7 +108,7 @@ def learning_rates(schedule, *, n, steps, lipschitz=None, dimension=None, diamet
 
 
 def noise_gd(data, *, loss, domain, epsilon, delta, schedule, runs=1, theta_1=None, calibration="printed",
-             rng=None, noise=None, transcript=None) -> NoiseGDResult:
+             rng: RngLike = None, noise=None, transcript=None) -> NoiseGDResult:
     r"""Algorithm 1, A_Noise-GD: noisy stochastic (sub)gradient descent.
 
     Parameters
@@ -196,9 +207,9 @@ def noise_gd(data, *, loss, domain, epsilon, delta, schedule, runs=1, theta_1=No
         theta_hist = np.empty((steps, runs, p))
     for t in range(1, steps + 1):
         # [bst14 Alg.1 L4] pick d uniformly from D, with replacement (one index per run)
-        index = src.integers("bst14 Alg.1 L4 index", n, (runs,))
+        index = src.integers(LABEL_INDEX, n, (runs,))
         # [bst14 Alg.1 L5] b_t ~ N(0, sigma^2 I_p)
-        b = sigma * src.normal("bst14 Alg.1 L5 b_t", (runs, p))
+        b = sigma * src.normal(LABEL_NOISE, (runs, p))
         # [bst14 Alg.1 L5] G_t = n grad l(theta_t; d) + b_t  (a sub-gradient where not differentiable)
         g = n * loss.gradient_unchecked(theta, x_rows[index], None if y_rows is None else y_rows[index]) + b
         # [bst14 Alg.1 L5] theta_{t+1} = Pi_C(theta_t - eta(t) G_t)
@@ -214,4 +225,5 @@ def noise_gd(data, *, loss, domain, epsilon, delta, schedule, runs=1, theta_1=No
         theta=theta, sigma=sigma, steps=steps, schedule=sched, calibration=calibration,
         learning_rates=eta, theta_1=theta_1_used,
         transcript={"G": g_hist, "theta": theta_hist} if keep else None,
+        spec_ids=SPEC_IDS, seed=src.seed,
     )

@@ -15,7 +15,6 @@ from reference.mechanisms.base import (
     _l2,
     _outputs,
     _records,
-    _relation,
     sum_sensitivity,
 )
 from spec import gaussian as spec_gaussian
@@ -23,6 +22,7 @@ from spec import laplace as spec_laplace
 from spec import profiles as spec_profiles
 from spec import validate
 from spec.errors import ParameterError
+from spec.record import Neighbouring
 
 # --------------------------------------------------------------------------------------------
 # value mechanisms on the sum query
@@ -62,7 +62,7 @@ class GaussianMechanism(Mechanism):
         self.sigma = validate.positive("sigma", sigma)
         self.data_norm = validate.positive("data_norm", data_norm)
         self.dim = _dim(dim)
-        self.relation = _relation(relation)
+        self.relation = Neighbouring.parse(relation)
         self.sensitivity = sum_sensitivity(data_norm=self.data_norm, relation=self.relation)
         self._law = samplers.Gaussian(scale=self.sigma, dim=self.dim)
         self._set_name(f"GaussianMechanism(sigma={self.sigma:.6g}, sensitivity={self.sensitivity:g})")
@@ -143,7 +143,7 @@ class LaplaceMechanism(Mechanism):
         self.scale = validate.positive("scale", scale)
         self.data_norm = validate.positive("data_norm", data_norm)
         self.dim = _dim(dim)
-        self.relation = _relation(relation)
+        self.relation = Neighbouring.parse(relation)
         self.sensitivity = sum_sensitivity(data_norm=self.data_norm, relation=self.relation)
         self._law = samplers.Laplace(scale=self.scale, dim=self.dim)
         self._set_name(f"LaplaceMechanism(scale={self.scale:.6g}, sensitivity={self.sensitivity:g})")
@@ -221,7 +221,7 @@ class RadialLaplaceMechanism(Mechanism):
         self.rate = validate.positive("rate", rate)
         self.data_norm = validate.positive("data_norm", data_norm)
         self.dim = _dim(dim)
-        self.relation = _relation(relation)
+        self.relation = Neighbouring.parse(relation)
         self.sensitivity = sum_sensitivity(data_norm=self.data_norm, relation=self.relation)
         self._law = samplers.RadialLaplace(rate=self.rate, dim=self.dim)
         self._set_name(f"RadialLaplaceMechanism(rate={self.rate:.6g}, sensitivity={self.sensitivity:g})")

@@ -3,14 +3,12 @@
 
 from __future__ import annotations
 
-import math
-from fractions import Fraction
-
 import numpy as np
 
 from reference import arrays
 from reference import losses as _losses
 from reference.tape import noise_source
+from spec import sensitivity as spec_sensitivity
 from spec import validate
 from spec.errors import DataBoundError, ParameterError
 from spec.record import Neighbouring
@@ -23,19 +21,6 @@ _OUTPUTS = ("last", "random", "transcript")
 # --------------------------------------------------------------------------------------------
 # validation helpers
 # --------------------------------------------------------------------------------------------
-
-
-def _relation(relation) -> Neighbouring:
-    if isinstance(relation, Neighbouring):
-        return relation
-    if isinstance(relation, str):
-        text = relation.strip().lower().replace("_", "-")
-        if text in ("add-remove-one", "add/remove-one"):
-            return Neighbouring.ADD_REMOVE_ONE
-        if text == "replace-one":
-            return Neighbouring.REPLACE_ONE
-        raise ParameterError(f"relation ({relation!r}) must be one of 'replace-one', 'add/remove-one'")
-    raise TypeError(f"relation ({relation!r}) must be a spec.record.Neighbouring or a string")
 
 
 def sum_sensitivity(*, data_norm, relation="replace-one") -> float:
@@ -51,13 +36,12 @@ def sum_sensitivity(*, data_norm, relation="replace-one") -> float:
     Returns
     -------
     float
-        Exact in floating point (a multiplication by 1 or 2).
+        Record ``sensitivity.sum`` evaluated (rounded up; exact here, a multiplication by 1 or 2).
     """
     r = validate.positive("data_norm", data_norm)
-    rel = _relation(relation)
-    return 2.0 * r if rel is Neighbouring.REPLACE_ONE else r
-
-
+    rel = Neighbouring.parse(relation)
+    formula = "replace_one" if rel is Neighbouring.REPLACE_ONE else "add_remove_one"
+    return spec_sensitivity.SUM.evaluate(formula, norm_bound=r)
 
 
 def _dim(dim) -> int:
@@ -126,11 +110,3 @@ class Mechanism:
 
     def _release(self, data, runs, source):  # pragma: no cover - interface
         raise NotImplementedError
-
-
-def _up_ratio(numerator: float, n: int) -> float:
-    """``numerator / n`` rounded up: the smallest float at least the exact quotient."""
-    value = numerator / n
-    while Fraction(value) * n < Fraction(numerator):
-        value = math.nextafter(value, math.inf)
-    return value

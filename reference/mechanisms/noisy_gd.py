@@ -16,10 +16,9 @@ from reference.mechanisms.base import (
     Mechanism,
     _dim,
     _outputs,
-    _relation,
-    _up_ratio,
 )
 from spec import gaussian as spec_gaussian
+from spec import sensitivity as spec_sensitivity
 from spec import validate
 from spec.errors import ParameterError
 from spec.record import Neighbouring
@@ -27,6 +26,14 @@ from spec.record import Neighbouring
 # --------------------------------------------------------------------------------------------
 # noisy gradient descent
 # --------------------------------------------------------------------------------------------
+
+#: Tape label of the random-iterate draw (``output="random"``).
+LABEL_RANDOM_ITERATE = "noisy gd: random iterate"
+
+
+def noise_label(step: int) -> str:
+    """Tape label of step ``step``'s (1-based) Gaussian noise."""
+    return f"noisy gd: step {step} noise"
 
 
 class NoisyGradientDescent(Mechanism):
@@ -112,23 +119,24 @@ class NoisyGradientDescent(Mechanism):
         self.steps = validate.positive_integer("steps", steps)
         self.dim = _dim(dim)
         self.normalisation = validate.choice("normalisation", normalisation, {"sum", "average"})
-        self.relation = _relation(relation)
+        self.relation = Neighbouring.parse(relation)
         self.output = validate.choice("output", output, set(_OUTPUTS))
         self.step_sizes = self._step_sizes(step_size)
         lipschitz = loss.constants.lipschitz
+        if not lipschitz > 0:
+            raise ParameterError(f"loss ({loss!r}) has Lipschitz constant 0: nothing to protect")
         if self.normalisation == "average":
             if n is None:
                 raise ParameterError("n (None) is required with normalisation 'average'")
             self.n = validate.positive_integer("n", n)
             if self.relation is not Neighbouring.REPLACE_ONE:
                 raise ParameterError("normalisation 'average' needs relation replace-one (n must not change)")
-            # Replace-one changes one of n gradients, each of norm <= L: ||change|| <= 2L/n.
-            self.sensitivity = _up_ratio(2.0 * lipschitz, self.n)
+            # one of n gradients of norm <= L is replaced: sensitivity.average at R = L
+            self.sensitivity = spec_sensitivity.AVERAGE.evaluate("replace_one", norm_bound=lipschitz, n=self.n)
         else:
             self.n = None if n is None else validate.positive_integer("n", n)
-            self.sensitivity = 2.0 * lipschitz if self.relation is Neighbouring.REPLACE_ONE else lipschitz
-        if not self.sensitivity > 0:
-            raise ParameterError(f"loss ({loss!r}) has Lipschitz constant 0: nothing to protect")
+            formula = "replace_one" if self.relation is Neighbouring.REPLACE_ONE else "add_remove_one"
+            self.sensitivity = spec_sensitivity.SUM.evaluate(formula, norm_bound=lipschitz)
         self.theta0 = np.zeros(self.dim) if theta0 is None else self._theta0(theta0)
         self._set_name(f"NoisyGradientDescent(sigma={self.sigma:.6g}, steps={self.steps}, "
                        f"sensitivity={self.sensitivity:g}, output={self.output})")
@@ -189,11 +197,11 @@ class NoisyGradientDescent(Mechanism):
 
     def _noise(self, source, t: int, runs: int) -> np.ndarray:
         """Standard normal draws of step ``t`` (1-based), shape ``(runs, p)``."""
-        return source.normal(f"noisy gd: step {t} noise", (runs, self.dim))
+        return source.normal(noise_label(t), (runs, self.dim))
 
     def _choose(self, iterates, rows, runs, source) -> np.ndarray:
         """``theta_R`` with ``R`` uniform on ``{1..T}``, independent of the data."""
-        r = source.integers("noisy gd: random iterate", self.steps, (runs,))
+        r = source.integers(LABEL_RANDOM_ITERATE, self.steps, (runs,))
         return iterates[np.arange(runs), r]
 
     def _release(self, data, runs, source):

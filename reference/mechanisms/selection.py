@@ -8,7 +8,7 @@ from typing import Callable
 import numpy as np
 
 from reference import samplers
-from reference.mechanisms.base import Mechanism, _check_norms, _records, _relation
+from reference.mechanisms.base import Mechanism, _check_norms, _records
 from spec import exponential as spec_exponential
 from spec import profiles as spec_profiles
 from spec import validate
@@ -26,7 +26,7 @@ class _Selection(Mechanism):
     def _init_scores(self, score_bound, candidates, relation):
         self.score_bound = validate.positive("score_bound", score_bound)
         self.candidates = validate.integer("candidates", candidates, minimum=2)
-        self.relation = _relation(relation)
+        self.relation = Neighbouring.parse(relation)
         # Entries in [0, B]: each score moves by at most B under either relation.
         self.sensitivity = self.score_bound
 
@@ -186,7 +186,7 @@ class ReportNoisyMaxSelection(_Selection):
         -------
         ``report_noisy_max.laplace``: epsilon-DP.
         """
-        monotone = _relation(relation) is Neighbouring.ADD_REMOVE_ONE
+        monotone = Neighbouring.parse(relation) is Neighbouring.ADD_REMOVE_ONE
         scale = spec_exponential.report_noisy_max_scale(epsilon=epsilon, sensitivity=score_bound,
                                                         monotone=monotone)
         mech = cls(scale=scale, score_bound=score_bound, candidates=candidates, relation=relation)

@@ -69,6 +69,8 @@ r_in = sp.Symbol("r", positive=True)
 N_grid = sp.Symbol("N", positive=True, integer=True)
 S_RIN = Symbol("inner_radius", r_in, "radius r of a ball around the public gauge centre that lies inside C")
 S_GRID = Symbol("grid_size", N_grid, "cells per edge N of the sampler's grid (spacing h = tau/N)")
+K_retries = sp.Symbol("K", integer=True, nonnegative=True)
+S_RETRIES = Symbol("retries", K_retries, "tries of A_cube-samp before the fallback (formula retries: n)")
 #: Allowed error of every evaluation of ln F (eta) and per-cell mixing tolerance (xi): the accepted
 #: sample's law on C is within 2 (2 xi + 2 eta) = epsilon/3 = sampler_dist_inf of the exact law.
 SAMPLER_LOG_EVAL_ERROR = SAMPLER_DIST_INF / 40
@@ -86,7 +88,7 @@ SAMPLER_GAP_INVERSE = 4 * p**2 * sp.Max(N_grid - 1, 1) * N_grid**p * sp.exp(SAMP
 SAMPLER_STEPS = sp.ceiling(SAMPLER_GAP_INVERSE * (
     SAMPLER_LOG_WEIGHT_OSC + p * sp.log(N_grid) - sp.log(1 - sp.exp(-SAMPLER_MIXING_DIST))))
 SAMPLER_TRY_IN_C = sp.exp(-SAMPLER_CUBE_DIST) / 2
-SAMPLER_FALLBACK_WEIGHT = (1 - SAMPLER_TRY_IN_C) ** RETRIES
+SAMPLER_FALLBACK_WEIGHT = (1 - SAMPLER_TRY_IN_C) ** K_retries
 
 THM_III_4 = register(SpecRecord(
     id="bst14.thm_III_4",
@@ -106,7 +108,7 @@ THM_III_4 = register(SpecRecord(
             "extension of L(.; D) to A (e.g. the inf-convolution min_u L(u; D) + n L ||theta - u||).",
         ),
     ),
-    symbols=(S_EPS, S_L, S_DIAM, S_N, S_P, S_TAU, S_RIN, S_GRID),
+    symbols=(S_EPS, S_L, S_DIAM, S_N, S_P, S_TAU, S_RIN, S_GRID, S_RETRIES),
     formulas=(
         Formula("coefficient", EM_COEFFICIENT_EFFICIENT,
                 "weight exponent on Lbar (epsilon/3 for the mechanism on C)", Rounding.DOWN),
@@ -149,7 +151,7 @@ THM_III_4 = register(SpecRecord(
         Formula("sampler_try_in_c", SAMPLER_TRY_IN_C,
                 "lower bound on Pr[one try lands in C] for the implemented sampler", Rounding.DOWN),
         Formula("sampler_fallback_weight", SAMPLER_FALLBACK_WEIGHT,
-                "upper bound on Pr[fallback] after retries = n tries", Rounding.UP),
+                "upper bound (1 - try_in_c)^retries on Pr[fallback] after `retries` tries", Rounding.UP),
     ),
     privacy=PrivacyClaim(
         PrivacyModel.PURE_DP,

@@ -22,6 +22,7 @@ from spec.bst14.symbols import (
     CONVENTIONS,
     RATES,
     S_DELTA_SC,
+    S_DIAM,
     S_EPS,
     S_GAP,
     S_L,
@@ -135,6 +136,8 @@ _HALF = {eps: eps / 2}
 ALG_4_ZETA = 3 * sp.log(n)
 ALG_4_RADIUS = OP_RADIUS.subs({eps: eps / 2, zeta: ALG_4_ZETA}, simultaneous=True)
 ALG_4_COEFFICIENT = EXP_COEFFICIENT.subs({eps: eps / 2, diam: 2 * ALG_4_RADIUS}, simultaneous=True)
+#: diam(C_0) <= min(||C||_2, 2 radius): C_0 lies in C and in a ball of that radius.
+ALG_4_LOCALIZED_DIAMETER = sp.Min(diam, 2 * ALG_4_RADIUS)
 
 ALG_4 = register(SpecRecord(
     id="bst14.alg_4",
@@ -145,7 +148,7 @@ ALG_4 = register(SpecRecord(
         "Lipschitz losses (e.g. Algorithm 2) on C_0."
     ),
     conventions=CONVENTIONS,
-    symbols=(S_L, S_N, S_DELTA_SC, S_EPS, S_P, S_GAP),
+    symbols=(S_L, S_N, S_DELTA_SC, S_EPS, S_P, S_GAP, S_DIAM),
     assumptions=(Assumption("n_ge_2", sp.Ge(n, 2), "n >= 2 (zeta = 3 ln n must be > 0)"),),
     formulas=(
         Formula("epsilon_localization", eps / 2, "budget of the Algorithm 3 step", Rounding.DOWN),
@@ -157,6 +160,11 @@ ALG_4 = register(SpecRecord(
             "Algorithm 3's rate at epsilon/2 for a solver with certified gap tau", Rounding.DOWN,
         ),
         Formula("radius", ALG_4_RADIUS, "radius of C_0: 3 ln(n) 4 L p/(Delta epsilon n)", Rounding.UP),
+        Formula(
+            "localized_diameter", ALG_4_LOCALIZED_DIAMETER,
+            "bound min(||C||_2, 2 radius) on diam(C_0), the one the generic step's coefficient may use",
+            Rounding.UP,
+        ),
         Formula(
             "generic_coefficient", ALG_4_COEFFICIENT,
             "Algorithm 2's coefficient at epsilon/2 on C_0, whose diameter is at most 2 radius", Rounding.DOWN,

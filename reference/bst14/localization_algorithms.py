@@ -12,6 +12,8 @@ from reference import arrays
 from reference.bst14.exponential_sampling import exp_sampling
 from reference.domains import Intersection, L2Ball
 from reference.problem import check_problem
+from reference.results import AlgorithmResult
+from reference.rng import RngLike
 from reference.samplers import RadialLaplace
 from reference.solver import minimise
 from reference.tape import noise_source
@@ -23,9 +25,17 @@ from spec.errors import AssumptionError, ParameterError
 # Algorithm 3
 # --------------------------------------------------------------------------------------------
 
+#: The records whose formulas and claims Algorithms 3 and 4 use.
+ALG3_SPEC_IDS = ("bst14.alg_3",)
+ALG4_SPEC_IDS = ("bst14.alg_4", "bst14.thm_IV_1", "bst14.alg_3", "bst14.alg_2")
+
+#: Tape label prefix of Algorithm 3's noise b (RadialLaplace records ``LABEL_NOISE + ": radius"``
+#: and ``LABEL_NOISE + ": direction"``).
+LABEL_NOISE = "bst14 Alg.3 L3 b"
+
 
 @dataclass(frozen=True)
-class OutputPerturbationResult:
+class OutputPerturbationResult(AlgorithmResult):
     """Output of :func:`output_perturbation`.
 
     Attributes
@@ -67,7 +77,7 @@ class OutputPerturbationResult:
         return [self.localized_domain(r) for r in range(self.centres.shape[0])]
 
 
-def output_perturbation(data, *, loss, domain, epsilon, zeta, runs=1, solver_tolerance=1e-12, rng=None,
+def output_perturbation(data, *, loss, domain, epsilon, zeta, runs=1, solver_tolerance=1e-12, rng: RngLike = None,
                         noise=None) -> OutputPerturbationResult:
     r"""Algorithm 3, A_out-pert: output perturbation, returning the localised set ``C_0``.
 
@@ -116,7 +126,7 @@ def output_perturbation(data, *, loss, domain, epsilon, zeta, runs=1, solver_tol
         strong_convexity=constants.strong_convexity, solver_tolerance=tol,
     )
     # [bst14 Alg.3 L3] b with density proportional to exp(-(n Delta epsilon/(2L)) ||b||) (rate with tau)
-    b = RadialLaplace(rate=rate, dim=p).rvs((runs,), noise=src, label="bst14 Alg.3 L3 b")
+    b = RadialLaplace(rate=rate, dim=p).rvs((runs,), noise=src, label=LABEL_NOISE)
     # [bst14 Alg.3 L3] theta_0 = Pi_C(theta* + b)
     centres = domain.project(theta_star[None, :] + b)
     # [bst14 Alg.3 L4] C_0 = {theta in C : ||theta - theta_0|| <= zeta 2 L p/(Delta epsilon n)}
@@ -126,6 +136,7 @@ def output_perturbation(data, *, loss, domain, epsilon, zeta, runs=1, solver_tol
     )
     return OutputPerturbationResult(
         centres=centres, radius=radius, theta_star=theta_star, rate=rate, solver_tolerance=tol, noise=b, domain=domain,
+        spec_ids=ALG3_SPEC_IDS, seed=src.seed,
     )
 
 
@@ -135,7 +146,7 @@ def output_perturbation(data, *, loss, domain, epsilon, zeta, runs=1, solver_tol
 
 
 @dataclass(frozen=True)
-class LocalizationResult:
+class LocalizationResult(AlgorithmResult):
     """Output of :func:`localization`: ``theta`` (runs, p), the Algorithm 3 step and the constants."""
 
     theta: np.ndarray
@@ -143,7 +154,7 @@ class LocalizationResult:
     parameters: dict = field(repr=False)
 
 
-def localization(data, *, loss, domain, epsilon, runs=1, sampler, solver_tolerance=1e-12, rng=None,
+def localization(data, *, loss, domain, epsilon, runs=1, sampler, solver_tolerance=1e-12, rng: RngLike = None,
                  noise=None) -> LocalizationResult:
     r"""Algorithm 4: Algorithm 3 at epsilon/2 (zeta = 3 ln n), then Algorithm 2 at epsilon/2 on C_0.
 
@@ -184,5 +195,6 @@ def localization(data, *, loss, domain, epsilon, runs=1, sampler, solver_toleran
         theta[r] = exp_sampling(
             rows, loss=loss, domain=step1.localized_domain(r), epsilon=params["epsilon_generic"], runs=1,
             sampler=sampler, noise=src,
-        )[0]
-    return LocalizationResult(theta=theta, localization=step1, parameters=params)
+        ).theta[0]
+    return LocalizationResult(theta=theta, localization=step1, parameters=params, spec_ids=ALG4_SPEC_IDS,
+                              seed=src.seed)

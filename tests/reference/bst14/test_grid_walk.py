@@ -316,6 +316,9 @@ def test_retries_and_fallback_weight_constants():
     q = mpmath.exp(-mpmath.mpf(1) / 6) / 2
     assert k.try_in_c == pytest.approx(float(q), rel=1e-15)
     assert k.fallback_weight >= float((1 - q) ** 5) and k.fallback_weight == pytest.approx(float((1 - q) ** 5))
+    # a user-chosen retries count enters the same record formula (no second copy in the reference)
+    k3 = _prepared(DISC, data, 1.0, retries=3).constants
+    assert k3.retries == 3 and k3.fallback_weight == pytest.approx(float((1 - q) ** 3))
 
 
 def test_sampler_replays_from_a_tape():
@@ -349,7 +352,7 @@ def test_through_algorithm_2_and_round_cap():
 
     data = np.random.default_rng(33).uniform(-1, 1, (3, 1))
     out = ref_bst14.exp_sampling(data, loss=LINEAR, domain=INTERVAL, epsilon=0.5, runs=30,
-                                 sampler=gw.GridWalkSampler(), rng=34)
+                                 sampler=gw.GridWalkSampler(), rng=34).theta
     assert out.shape == (30, 1) and np.all(np.abs(out) <= 1)
     with pytest.raises(ref_bst14.SamplerExhaustedError, match="max_rounds"):
         gw.GridWalkSampler(max_rounds=1, grid_size=1).sample(

@@ -22,6 +22,7 @@ from scipy import stats as sps
 from audits import bst14_planted as planted
 from reference import bst14 as alg
 from reference.bst14 import grid_walk as gw
+from reference.bst14 import noisy_sgd
 from reference.samplers import RadialLaplace
 from reference.solver import minimise
 from reference.tape import NoiseTape, Recorder, Replay, TapeEntry
@@ -58,7 +59,7 @@ def test_sigma_over_n_twin_is_the_reference_with_b_t_scaled():
     plain = _alg1(alg.noise_gd, pair.dataset, runs=4, noise=Replay(rec.tape))
     assert not np.allclose(plain.theta, twin.theta)
     # the noise actually added is sigma z / n, z the recorded standard normal draws
-    idx = np.stack([e.values for e in rec.tape.entries if e.label == "bst14 Alg.1 L4 index"])
+    idx = np.stack([e.values for e in rec.tape.entries if e.label == noisy_sgd.LABEL_INDEX])
     z = np.stack([e.values for e in rec.tape.entries if e.label == planted.B_T_LABEL])
     grad_part = N1 * (-pair.dataset[idx])  # n grad l(theta; d) = -n d for the linear loss
     np.testing.assert_allclose(twin.transcript["G"] - grad_part, twin.sigma * z / N1, rtol=1e-12, atol=1e-12)
@@ -92,8 +93,8 @@ def test_double_coefficient_twin_is_algorithm_2_at_twice_the_coefficient():
     pair, loss, domain, net = planted.alg2_net_pair()
     sampler = alg.NetSampler(net)
     twin = planted.exp_sampling_double_coefficient(pair.dataset, loss=loss, domain=domain, epsilon=0.7,
-                                                   runs=50, sampler=sampler, rng=1)
-    ref = alg.exp_sampling(pair.dataset, loss=loss, domain=domain, epsilon=1.4, runs=50, sampler=sampler, rng=1)
+                                                   runs=50, sampler=sampler, rng=1).theta
+    ref = alg.exp_sampling(pair.dataset, loss=loss, domain=domain, epsilon=1.4, runs=50, sampler=sampler, rng=1).theta
     np.testing.assert_array_equal(twin, ref)
     c = spec.ALG_2.evaluate("coefficient", epsilon=0.7, lipschitz=1.0, diameter=2.0)
     c2 = spec.ALG_2.evaluate("coefficient", epsilon=1.4, lipschitz=1.0, diameter=2.0)
@@ -320,7 +321,7 @@ def test_alg4_twin_is_a_real_violation_and_the_reference_is_not():
 
 def _gw(sampler, data, **kw):
     _, loss, domain = planted.gridwalk_pair()
-    return alg.exp_sampling(data, loss=loss, domain=domain, epsilon=1.0, sampler=sampler, **kw)
+    return alg.exp_sampling(data, loss=loss, domain=domain, epsilon=1.0, sampler=sampler, **kw).theta
 
 
 def test_warm_start_twin_is_the_reference_started_at_the_mode_with_2N_steps():
@@ -397,8 +398,6 @@ def test_noiseless_rate_twin_is_the_reference_with_eta_at_sigma_zero():
         return original(schedule, **{**k, "sigma": 0.0})
 
     replay = Replay(rec.tape)
-    from reference.bst14 import noisy_sgd
-
     with mock.patch.object(noisy_sgd, "learning_rates", edited):
         ref = alg.noise_gd(data, noise=replay, **kw)
     replay.assert_consumed()

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from spec import gaussian, rdp
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = ROOT / "benchmarks" / "bench_accounting.py"
 
 SIGMA, RATE, DELTA, STEPS = 1.1, 0.01, 1e-5, 10

@@ -156,7 +156,7 @@ def test_audit(audit, k):
 def test_repository_suite_fits_in_the_budget_slots():
     """The repository's own audits (all test paths, as a bare ``pytest`` collects them) number
     at most FAMILY_SLOTS, so every selection of them runs at the alpha of the full run."""
-    root = Path(__file__).resolve().parents[1]
+    root = Path(__file__).resolve().parents[2]
     out = subprocess.run([sys.executable, "-m", "pytest", "--collect-only", "-q", "-m", "audit",
                           "-p", "no:cacheprovider"], cwd=root, capture_output=True, text=True,
                          check=True).stdout
