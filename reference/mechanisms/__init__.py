@@ -57,7 +57,7 @@ These are references for the real-valued mechanisms, not hardened releases. Thei
 floating-point sums, and the low-order bits of ``q(D) + noise`` depend on ``q(D)``: for the
 Laplace mechanism this breaks eps-DP outright (Mironov 2012, "On significance of the least
 significant bits for differential privacy"), and the audit's default log-likelihood-ratio
-statistic finds it (``audits/test_primitives.py::test_float_laplace_low_bits_are_flagged``).
+statistic finds it (``audits/suite/primitives/test_primitives.py::test_float_laplace_low_bits_are_flagged``).
 Audits of the real-valued claims use statistics blind to the last bits (threshold events on
 the value). A deployment needs snapping or exact discrete noise.
 

@@ -10,10 +10,13 @@ from pathlib import Path
 
 import pytest
 
-from audits import plugin, stats
+from audits import budget, plugin, stats
 from audits.report import Report
 
 pytest_plugins = ["pytester"]
+#: Alpha of one audit collected outside audits/suite (the "other" share: 0.001 over 64 slots).
+OTHER_SLOT_ALPHA = budget.share_named("other").alpha_per_slot
+
 
 SUITE = '''
 import numpy as np
@@ -82,14 +85,15 @@ def test_header_summary_and_family_wise_alpha(suite):
     result.stdout.fnmatch_lines([
         "dperm audits: tier smoke, seed 42 (reproduce with --audit-tier=smoke --audit-seed=42)",
         "*dperm audits*",
-        "family-wise false-alarm rate <= 0.01: 3 audits at alpha = 0.0001563 each (Bonferroni "
-        "over 64 slots); 1 planted-bug tests at the same alpha",
+        "family-wise false-alarm rate <= 0.01 (Bonferroni), split by share: other 0.001 = 3 audits "
+        "at 1.563e-05 (64 slots); 1 planted-bug tests at their share's slot alpha",
         "*4 results recorded: 1 privacy claims refuted, 0 rate audits failed*",
     ])
     result.stdout.fnmatch_lines(["[[]audit[]] test_suite.py::test_planted: (1, 0)-DP claim:*REFUTED"])
     (_, seed, alpha, tier, factor, _), = contexts(suite)
-    assert float(alpha) == 0.01 / plugin.FAMILY_SLOTS and tier == "smoke" and float(factor) == 0.8
-    assert int(seed) == plugin.derive_seed(42, "test_suite.py::test_context")
+    assert float(alpha) == OTHER_SLOT_ALPHA and tier == "smoke" and float(factor) == 0.8
+    assert int(seed) == plugin.derive_seed(42, "audits/test_suite.py::test_context")
+    assert plugin.seed_key("audits/suite/bst14/test_bst14_privacy.py::test_x") == "audits/test_bst14_privacy.py::test_x"
 
 
 def test_seeds_are_per_test_and_reproduce_under_selection(suite):
@@ -120,7 +124,7 @@ def test_context(audit):
 
 def test_alpha_and_run_counts_do_not_depend_on_the_selection(suite):
     """A node id collects one test and a file only its own: the alpha (hence the run counts and
-    the verdicts) is that of the full run, one of FAMILY_SLOTS shares. (With alpha = 0.01 / K
+    the verdicts) is that of the full run, one of its share's slots. (With alpha = 0.01 / K
     it would be 0.01 / 3 in the full run and 0.01 alone.)"""
     suite.makepyfile(test_other=OTHER)
     run(suite, "--audit-seed=7").assert_outcomes(passed=11)
@@ -131,38 +135,70 @@ def test_alpha_and_run_counts_do_not_depend_on_the_selection(suite):
     run(suite, "--audit-seed=7", "test_other.py").assert_outcomes(passed=6)
     one_file = contexts(suite)
     assert alone == [full[1]] and one_file == [full[0]]
-    assert {float(row[2]) for row in full} == {0.01 / plugin.FAMILY_SLOTS}
-    assert int(full[0][5]) == stats.runs_for_gaussian(sigma=3.73, factor=0.8, alpha=0.01 / 64,
+    assert {float(row[2]) for row in full} == {OTHER_SLOT_ALPHA}
+    assert int(full[0][5]) == stats.runs_for_gaussian(sigma=3.73, factor=0.8, alpha=0.001 / 64,
                                                       power=plugin.POWER)
 
 
-def test_more_audits_than_slots_fall_back_to_bonferroni_over_all(pytester):
+def test_more_audits_than_slots_fall_back_to_bonferroni_over_the_share(pytester):
     pytester.makepyfile(test_many='''
 import pytest
 
 @pytest.mark.audit
 @pytest.mark.parametrize("k", range(80))
 def test_audit(audit, k):
-    assert audit.alpha == 0.01 / 80
+    assert audit.alpha == 0.001 / 80
 ''')
     result = run(pytester)
     result.assert_outcomes(passed=80)
     result.stdout.fnmatch_lines([
-        "*80 audits at alpha = 0.000125 each (Bonferroni over 80 slots)*",
-        "more audits (80) than budget slots (64): alpha depends on the selection*",
+        "*other 0.001 = 80 audits at 1.25e-05 (64 slots)*",
+        "share other: more audits (80) than slots (64): alpha depends on the selection*",
     ])
 
 
+def test_a_paper_share_is_independent_of_the_others(pytester):
+    """Audits under audits/suite/<paper>/ get that paper's slot alpha whatever else is collected."""
+    body = '''
+import pytest
+
+@pytest.mark.audit
+@pytest.mark.parametrize("k", range(3))
+def test_audit(audit, k):
+    with open("alphas.txt", "a") as fh:
+        fh.write(f"{audit.nodeid} {audit.alpha!r}\\n")
+'''
+    (pytester.path / "audits" / "suite" / "zhang17").mkdir(parents=True)
+    (pytester.path / "audits" / "suite" / "bst14").mkdir(parents=True)
+    (pytester.path / "audits" / "suite" / "zhang17" / "test_zhang17_x.py").write_text(body)
+    (pytester.path / "audits" / "suite" / "bst14" / "test_bst14_x.py").write_text(body)
+    run(pytester).assert_outcomes(passed=6)
+    rows = dict(line.split() for line in (pytester.path / "alphas.txt").read_text().splitlines())
+    assert {float(v) for k, v in rows.items() if "zhang17" in k} == {0.001 / 12}
+    assert {float(v) for k, v in rows.items() if "bst14" in k} == {0.01 / 64}
+    (pytester.path / "audits" / "suite" / "nopaper").mkdir(parents=True)
+    (pytester.path / "audits" / "suite" / "nopaper" / "test_nopaper.py").write_text(body)
+    result = run(pytester)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*audits/suite/nopaper has no budget share*"])
+
+
 def test_repository_suite_fits_in_the_budget_slots():
-    """The repository's own audits (all test paths, as a bare ``pytest`` collects them) number
-    at most FAMILY_SLOTS, so every selection of them runs at the alpha of the full run."""
+    """The repository's own audits (all test paths, as a bare ``pytest`` collects them) number at
+    most their share's slots, share by share, so every selection runs at the full run's alpha."""
     root = Path(__file__).resolve().parents[2]
     out = subprocess.run([sys.executable, "-m", "pytest", "--collect-only", "-q", "-m", "audit",
                           "-p", "no:cacheprovider"], cwd=root, capture_output=True, text=True,
                          check=True).stdout
     audits = [line for line in out.splitlines() if "::" in line]
-    assert any(line.startswith("audits/test_primitives.py::") for line in audits)
-    assert len(audits) <= plugin.FAMILY_SLOTS, f"{len(audits)} audits: raise FAMILY_SLOTS"
+    assert any(line.startswith("audits/suite/primitives/test_primitives.py::") for line in audits)
+    counts = {}
+    for line in audits:
+        share = budget.share_of(line.partition("::")[0])
+        counts[share.name] = counts.get(share.name, 0) + 1
+    assert "other" not in counts, "every repository audit lives under audits/suite/<share>/"
+    for name, k in counts.items():
+        assert k <= budget.share_named(name).slots, f"share {name}: {k} audits > slots: raise its slots"
 
 
 def test_tiers_and_random_seed(suite):
@@ -189,7 +225,9 @@ def test_report_is_written_and_reproducible(suite, monkeypatch):
     one.pop("timings"), two.pop("timings")
     assert one == two
     assert one["seed"] == 5 and one["audits"] == 3 and one["planted"] == 1
-    assert one["per_audit_alpha"] == 0.01 / 64 and one["family_alpha"] == 0.01
+    assert one["family_alpha"] == 0.01
+    (row,) = one["budget_split"]
+    assert row["share"] == "other" and row["audits"] == 3 and row["per_audit_alpha"] == OTHER_SLOT_ALPHA
     kinds = {e["nodeid"]: [r["result_type"] for r in e["results"]]
              for e in one["entries"]}
     assert kinds["test_suite.py::test_rate"] == ["rate"]
@@ -262,7 +300,7 @@ def test_plain_runs_print_no_audit_summary(pytester):
 
 def test_report_object_directly(tmp_path, monkeypatch):
     monkeypatch.setattr("audits.report.matplotlib_available", lambda: False)
-    report = Report(seed=1, tier="smoke", family_alpha=0.01, per_audit_alpha=0.01)
+    report = Report(seed=1, tier="smoke", family_alpha=0.01)
     with pytest.raises(TypeError):
         report.add("x", object())
     paths = report.write(tmp_path / "empty")
@@ -292,7 +330,7 @@ def test_plots_when_matplotlib_is_installed(tmp_path):
                             delta=1e-5, runs=2000, seed=1, profile=lambda e: 0.0 if e > 5 else 1.0)
     rate = audit_rate(lambda p, n, g: np.exp(0.1 * g.standard_normal(n)) / p["n"],
                       grid={"n": [10, 100]}, base={"n": 10}, runs=20, expected={"n": -1}, seed=1)
-    report = Report(seed=1, tier="smoke", family_alpha=0.01, per_audit_alpha=0.01)
+    report = Report(seed=1, tier="smoke", family_alpha=0.01)
     report.add("t.py::a", profile)
     report.add("t.py::b", rate)
     report.write(tmp_path)

@@ -1,4 +1,4 @@
-"""Tests of audits.bst14_planted: each twin differs from the reference only where intended, and
+"""Tests of audits.twins.bst14: each twin differs from the reference only where intended, and
 the exact privacy-loss calculations behind the planted audits are right.
 
 Twins are checked by replaying one noise tape through the twin and through the reference with
@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 from scipy import stats as sps
 
-from audits import bst14_planted as planted
+from audits.twins import bst14 as planted
 from reference import bst14 as alg
 from reference.bst14 import grid_walk as gw
 from reference.bst14 import noisy_sgd

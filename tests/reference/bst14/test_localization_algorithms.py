@@ -3,20 +3,15 @@
 
 from __future__ import annotations
 import math
-import mpmath
 import numpy as np
 import pytest
 import scipy.stats
 from reference import bst14
-from reference.bst14 import grid_walk as gridwalk
-from reference.domains import Box, Intersection, L2Ball, Rp
-from reference.losses import HalfSquaredDistance, Hinge, Linear, Logistic
-from reference.schedules import evaluate_over_steps
-from reference.tape import NoiseTape, Recorder, Replay, TapeEntry
+from reference.domains import Intersection, L2Ball
+from reference.losses import HalfSquaredDistance, Linear
+from reference.tape import Recorder, Replay
 from spec import bst14 as spec
 from spec.errors import AssumptionError, DataBoundError, ParameterError
-from hypothesis import given, settings  # noqa: E402
-from hypothesis import strategies as st  # noqa: E402
 
 LEVEL = 1e-3
 

@@ -3,13 +3,10 @@
 
 from __future__ import annotations
 import math
-import mpmath
 import numpy as np
 import pytest
-import scipy.stats
 from reference import bst14
-from reference.bst14 import grid_walk as gridwalk
-from reference.domains import Box, Intersection, L2Ball, Rp
+from reference.domains import Box, L2Ball, Rp
 from reference.losses import HalfSquaredDistance, Hinge, Linear, Logistic
 from reference.schedules import evaluate_over_steps
 from reference.tape import NoiseTape, Recorder, Replay, TapeEntry

@@ -3,7 +3,7 @@
 Oracles: (1) a small validator for the JSON Schema keywords the schema uses, and the full
 ``jsonschema`` validator (test extra); (2) the reference replaying each vector's tape; (3) an
 independent plain-Python replay of the Algorithm 3 and 4 vectors (Algorithm 1's is in
-``tests/test_vectors_replay_independent.py``, written from the README alone).
+``tests/reference/vectors/test_replay_independent.py``, written from the README alone).
 """
 
 from __future__ import annotations
@@ -189,7 +189,7 @@ def test_regeneration_is_deterministic(tmp_path):
 
 
 # ------------------------------------------------------------------ helpers of the independent replays
-# (Algorithm 1 is replayed from the README alone in tests/test_vectors_replay_independent.py)
+# (Algorithm 1 is replayed from the README alone in tests/reference/vectors/test_replay_independent.py)
 
 
 def _project(domain, x):

@@ -103,11 +103,11 @@ so smoke runs 2000 (about 25 s). Standard and deep cost 3 and 10 times more.
 
 Planted twin
 ------------
-:func:`audits.bst14_planted.noise_gd_noiseless_rate` is Algorithm 1 with the Lipschitz learning
+:func:`audits.twins.bst14.noise_gd_noiseless_rate` is Algorithm 1 with the Lipschitz learning
 rate computed as if there were no noise, ``eta(t) = ||C||_2 / sqrt(t n^2 L^2)`` (``sigma = 0`` in
 equation (2): the non-private SGD rate); it runs the reference with a declared diameter that
 gives exactly this rate (no module state is patched; the equivalence is tested by tape replay in
-``tests/test_audits_bst14_planted.py``). Its step is about ``sqrt(p) sigma / n`` times too large (a last step of
+``tests/audits/twins/test_bst14.py``). Its step is about ``sqrt(p) sigma / n`` times too large (a last step of
 norm about 0.74 at n = 50), ``kappa`` falls to ``n^2 ||S|| / sigma^2`` = 0.13 and 0.52 at
 ``epsilon`` = 2.63 and 5.26, and the last iterate is nearly uniform in direction: the risk stays
 at the instance scale ``||S|| = 45`` (measured 45.7 and 41.8, 200 runs), its epsilon slope is
@@ -116,7 +116,7 @@ about -0.1 to -0.2 instead of -1, and the slope of measured / bound about +0.8 (
 the strongly convex rate ``1/(Delta n t)`` on this loss, cannot be run: V-A is not strongly
 convex (Delta = 0) and :func:`reference.bst14.noise_gd` refuses it with ``AssumptionError``
 (checked below, since that refusal is what makes a planted twin unnecessary). The privacy twins
-of :mod:`audits.bst14_planted` (noise ``sigma/n``, reused noise) *lower* the risk and are not
+of :mod:`audits.twins.bst14` (noise ``sigma/n``, reused noise) *lower* the risk and are not
 upper-rate bugs; the ``sigma/n`` twin would fail the level check (its risk at the base point is
 about 6e-4 of the formula; not asserted here: a privacy bug belongs to the privacy audits).
 """
@@ -130,7 +130,7 @@ import pytest
 from scipy import special
 
 from audits import audit_rate
-from audits import bst14_planted as planted
+from audits.twins import bst14 as planted
 from audits.utility import Memo, audit_level, expected_slopes, grid_points, largest_allowed, utility_bound
 from reference import bst14 as alg
 from reference.bst14 import instances

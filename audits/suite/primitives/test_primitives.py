@@ -2,7 +2,7 @@
 
 Every ``audit`` test runs a correct mechanism against its own claim and must pass; each
 ``planted`` test runs the *same* audit (pair, claim, statistic, run count) on a planted variant
-from :mod:`audits.planted` and must flag it. Seeds and alpha come from the plugin's ``audit``
+from :mod:`audits.twins.primitives` and must flag it. Seeds and alpha come from the plugin's ``audit``
 fixture: each audit errs with probability at most its Bonferroni share of the family-wise 0.01
 (a false alarm in a run of the whole directory has probability at most 0.01). Run counts are
 derived from alpha and the target power 0.9 by the ``runs_for_*`` helpers of
@@ -22,7 +22,8 @@ import numpy as np
 import pytest
 from scipy import integrate, special, stats
 
-from audits import add_remove_one, audit_privacy, planted, replace_one
+from audits import add_remove_one, audit_privacy, replace_one
+from audits.twins import primitives as planted
 from audits import stats as audit_stats
 from audits.plugin import TIERS
 from reference import losses
@@ -205,7 +206,7 @@ def test_float_laplace_low_bits_are_flagged(audit):
     """A real bug, not a planted one: with its default statistic (the log-likelihood ratio,
     evaluated in floating point) the audit refutes the textbook float Laplace mechanism through
     the least significant bits of its output (Mironov 2012), at the run count of the tests above."""
-    outputs = LAP(value_pair().dataset, 4096, np.random.default_rng(0))[:, 0]
+    outputs = LAP(value_pair().dataset, runs=4096, rng=np.random.default_rng(0))[:, 0]
     band = outputs[(outputs > R) & (outputs < 1.0)]
     assert np.any(np.ldexp(band, 53) % 2 == 1)  # odd multiples of 2^-53: only 0.5 + z makes them
     result = _run(audit, LAP, value_pair(), _lap_runs(audit), delta=0.0)
@@ -430,7 +431,7 @@ def gd_output_mu(gd, pair):
     """mu of the last iterate on the pair: with the linear loss the gradient does not depend on
     theta, so the same noise on both datasets cancels in the difference of the outputs (the
     mean shift); the noise is sigma times sum_t eta_t z_t, of sd sigma sqrt(sum_t eta_t^2)."""
-    shift = gd(pair.dataset, 1, np.random.default_rng(0)) - gd(pair.neighbour, 1, np.random.default_rng(0))
+    shift = gd(pair.dataset, runs=1, rng=np.random.default_rng(0)) - gd(pair.neighbour, runs=1, rng=np.random.default_rng(0))
     return float(np.linalg.norm(shift[0])) / (gd.sigma * math.sqrt(math.fsum(gd.step_sizes**2)))
 
 

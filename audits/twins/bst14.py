@@ -4,7 +4,7 @@ A twin reuses the reference code and changes exactly one thing, so that an audit
 has found *that* bug. The randomness-side twins wrap the noise source the reference draws from
 (:class:`ScaledDraws`, :class:`ReusedDraws`): the reference consumes standardised, labelled draws
 (:mod:`reference.tape`) and scales them itself, so scaling one label's draws is exactly "a wrong
-noise scale" on that line and nothing else. The tests (``tests/test_audits_bst14_planted.py``)
+noise scale" on that line and nothing else. The tests (``tests/audits/twins/test_bst14.py``)
 replay one tape through the twin and through the reference with the intended edit applied to the
 tape, and check the outputs agree.
 

@@ -115,7 +115,7 @@ from reference import bst14 as alg
 from reference.bst14 import instances
 from reference.domains import L2Ball
 from reference.losses import HalfSquaredDistance
-from audits import bst14_planted as planted
+from audits.twins import bst14 as planted
 from spec import bst14 as spec
 
 #: Lower-bound level: measured / (the Section V bound with hidden constant 1) must stay >= this

@@ -5,7 +5,7 @@ neighbouring data sets built by :func:`audits.pairs.replace_one` (which asserts 
 relation) from :func:`reference.bst14.instances.worst_case_neighbour` (the replaced record is negated,
 which flips its gradient), and tests the theorem's claim with :func:`audits.audit_privacy`.
 The instances, the twins and the twins' *true* privacy loss on these pairs (exact finite sums or
-closed forms) are in :mod:`audits.bst14_planted`; ``tests/test_audits_bst14_planted.py`` checks
+closed forms) are in :mod:`audits.twins.bst14`; ``tests/audits/twins/test_bst14.py`` checks
 those numbers and that each twin differs from the reference only where intended.
 
 False alarms. Tests marked ``audit`` audit the correct algorithms: each errs with probability at
@@ -19,7 +19,7 @@ Algorithm 1 (Theorem II.1, (epsilon, delta) = (1, 1e-3), n = 20, p = 1)
 -----------------------------------------------------------------------
 The printed sigma is certified at epsilon 0.200 by the RDP accountant (``spec.bst14.
 certified_epsilon``), so the reference has a fivefold slack; the twins must be large bugs to be
-real violations, and they are (exact values, :mod:`audits.bst14_planted`):
+real violations, and they are (exact values, :mod:`audits.twins.bst14`):
 
 * sigma / n (the ``n^2`` of line 1 dropped): on the pair, the transcript statistic ``S_1`` alone
   gives ``delta(1) >= 0.078`` (the claim allows 1e-3), i.e. epsilon >= 2.55 at delta = 1e-3;
@@ -49,7 +49,7 @@ to sensitivity L/(n Delta)). Point and profile mode as for Algorithm 2.
 
 Theorem III.4 (the efficient, grid-walk version of Algorithm 2, epsilon = 1, pure): the
 linear loss on C = [-1, 1], data with sums +1 and -1, black-box on the output. The sampler's
-output law is computed exactly (:func:`audits.bst14_planted.gridwalk_output_law`): loss
+output law is computed exactly (:func:`audits.twins.bst14.gridwalk_output_law`): loss
 epsilon/6 at the rule's walk length; the twin warm-started at the data's mode with a burn-in of
 2N steps has loss 1.79. Run counts from the twin's exact threshold events.
 
@@ -60,7 +60,7 @@ it), and in transcript mode on ``(theta_0, theta)`` -- the centre of C_0 and the
 the theorem's proof covers by composing the two steps -- with the exact log-likelihood ratio of
 the correct algorithm as the statistic. Exact loss of the transcript: 1.36 for the reference
 (epsilon/2 per step) and 2.73 for the twin that runs both steps at epsilon
-(:func:`audits.bst14_planted.localization_no_budget_split`); the twin's exact events
+(:func:`audits.twins.bst14.localization_no_budget_split`); the twin's exact events
 ``{theta_0 >= 1/n, theta > t}`` size the run counts.
 """
 
@@ -72,7 +72,7 @@ import numpy as np
 import pytest
 
 from audits import audit_privacy
-from audits import bst14_planted as planted
+from audits.twins import bst14 as planted
 from reference import bst14 as alg
 from reference.bst14 import grid_walk as gw
 from spec import bst14 as spec
@@ -319,7 +319,7 @@ def _gridwalk_mechanism(sampler, name):
 
 
 def _gridwalk_laws(sampler):
-    """Exact output laws on the data set and the neighbour (:func:`audits.bst14_planted.gridwalk_output_law`)."""
+    """Exact output laws on the data set and the neighbour (:func:`audits.twins.bst14.gridwalk_output_law`)."""
     pair, loss, domain = planted.gridwalk_pair()
     laws = []
     for data in (pair.dataset, pair.neighbour):
