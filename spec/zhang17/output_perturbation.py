@@ -40,12 +40,12 @@ from spec.record import (
     FlagKind,
     Formula,
     Line,
+    Neighbouring,
     PrivacyClaim,
     PrivacyModel,
     Rounding,
     SpecRecord,
 )
-from spec.record import Neighbouring
 from spec.registry import register
 from spec.zhang17.symbols import (
     CONVENTIONS,

@@ -16,8 +16,6 @@
 
 from __future__ import annotations
 
-import sympy as sp
-
 from spec import gaussian as _gaussian
 from spec import laplace as _laplace
 from spec.record import (

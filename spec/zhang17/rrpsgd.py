@@ -45,7 +45,6 @@ bound with ``N + 1`` noise terms instead of ``N``.
 from __future__ import annotations
 
 import functools
-import math
 from dataclasses import dataclass
 
 import sympy as sp
