@@ -164,7 +164,7 @@ CLASSIC = SpecRecord(
     ),
     notes=(
         "Used as printed by wang17 and wang19 (wang19 Definition 5); zhang17 prints ln(2/delta) "
-        "(zhang17.thm_1_gaussian).",
+        "(zhang17.thm_1).",
         "Theorem A.1 asks for c^2 > 2 ln(1.25/delta) strictly; the formula takes equality. The exact "
         "profile shows the equality case is (epsilon, delta)-DP for epsilon < 1 as well.",
         "The exact profile of the noise this adds is gaussian.profile(sigma=..., sensitivity=...).",
@@ -542,7 +542,7 @@ def failure_epsilon(record: SpecRecord, delta) -> float:
     ----------
     record : SpecRecord
         A record with a formula ``sigma`` in the canonical names ``epsilon``, ``delta`` and
-        ``sensitivity`` (``gaussian.classic``, ``zhang17.thm_1_gaussian``).
+        ``sensitivity`` (``gaussian.classic``, ``zhang17.thm_1``).
     delta : float
         In ``(0, 1)``.
 

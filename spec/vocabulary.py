@@ -60,14 +60,20 @@ _TERMS = (
                     "profile delta(epsilon) is taken", privacy=True),
     Term("epsilon_prime", "a second epsilon at which a pure-DP profile is taken", privacy=True),
     Term("epsilon_total", "target epsilon' of a whole composition (solved for the per-step budget)", privacy=True),
+    Term("failure_probability", "probability gamma with which a high-probability utility bound may "
+                                "fail (zhang17 gamma); not a privacy parameter"),
     Term("gradient_bound", "G with E||G_t||^2 <= G^2: second-moment bound of a stochastic gradient "
                            "(bst14 Lemmas II.5-II.6; not the Lipschitz constant)"),
     Term("grid_size", "cells per edge N of a grid-walk sampler's grid (spacing h = tau/N)", integer=True),
+    Term("initial_gap", "public upper bound h_0 on F(w_0, S) - min F(., S) over every dataset S (zhang17 "
+                        "beta D_F^2 / 2 with D_F data-dependent; wang19 h_0)"),
     Term("inner_radius", "radius r of a ball around the public gauge centre that lies inside C"),
     Term("learning_rate", "step size eta of a gradient method"),
     Term("linf_diameter", "l-infinity diameter tau of C (edge of the enclosing cube)"),
     Term("lipschitz", "Lipschitz constant of every per-example loss on C (bst14, zhang17 L; wang17, "
                       "wang19 G; wang20 has none: heavy tails)"),
+    Term("minimiser_norm", "bound D on the norm of the empirical minimiser, ||w_hat(S)|| <= D for every "
+                           "dataset S (zhang17 D; with w_0 = 0 it bounds ||w_0 - w_hat||)"),
     Term("n", "number of records (dataset size)", integer=True),
     Term("noise_multiplier", "sigma / sensitivity of a Gaussian mechanism", privacy=True),
     Term("norm_bound", "bound R on the norm of every term of a sum or average query (a record, or "
@@ -75,6 +81,8 @@ _TERMS = (
     Term("order", "Renyi order alpha > 1 of an RDP statement", privacy=True),
     Term("oscillation", "sup over neighbours of (sup h - inf h), h = u(D, .) - u(D', .), of an "
                         "exponential mechanism's score"),
+    Term("population_minimiser_norm", "bound R on the norm of the population risk minimiser w* "
+                                      "(zhang17 R: the loss is Lipschitz on the ball of radius R)"),
     Term("rdp", "Renyi divergence value R(alpha) of a mechanism at one order", privacy=True),
     Term("retries", "number of tries of a rejection step before its fallback", integer=True),
     Term("rho", "zCDP parameter rho", privacy=True),
