@@ -111,8 +111,8 @@ SAMPLING_RATE = 1 / n
 ROUNDS = n**2
 NOISE_MULTIPLIER = SIGMA_Z / STEP_SENSITIVITY
 ROUND_WEIGHT = 2 * eta - beta * eta**2
-_B = _bst14.THM_II_1
-BST14_NOISE_MULTIPLIER = (_bst14.SIGMA_PRINTED / _bst14.STEP_SENSITIVITY).subs(
+_B = _bst14.ALG_1
+BST14_NOISE_MULTIPLIER = _B.formula("noise_multiplier").expr.subs(
     {_B.symbol("lipschitz"): L, _B.symbol("n"): n, _B.symbol("epsilon"): eps, _B.symbol("delta"): delta},
     simultaneous=True,
 )
