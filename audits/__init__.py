@@ -16,7 +16,12 @@ Modules: :mod:`audits.stats` (Clopper-Pearson and DKW bounds, run counts for a t
 
 from __future__ import annotations
 
-from audits.pairs import NeighbouringPair, add_remove_one, assert_neighbours, replace_one
+from audits.pairs import (
+    NeighbouringPair,
+    add_remove_one,
+    assert_neighbours,
+    replace_one,
+)
 from audits.privacy import AuditResult, audit_privacy, claim_bound
 from audits.stats import (
     clopper_pearson,

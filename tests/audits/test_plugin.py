@@ -237,7 +237,7 @@ def test_report_is_written_and_reproducible(suite, monkeypatch):
     md = (out1 / "report.md").read_text()
     assert "pytest audits --audit-tier=smoke --audit-seed=5" in md
     assert "family-wise false-alarm rate: at most **0.01**" in md and "plots skipped" in md
-    assert "alpha = 0.0001563, one of 64 equal shares" in md
+    assert "| other | 1/10 | 0.001 | 64 | 3 | 1 | 1.563e-05 |" in md  # the budget split
     assert "REFUTED" in md
     other = run(suite, "--audit-seed=6", f"--audit-report={out2}")
     other.assert_outcomes(passed=5)
@@ -264,7 +264,7 @@ def test_overclaimed(audit):
     result.assert_outcomes(failed=1)
     data = json.loads((out / "report.json").read_text())
     assert data["entries"][0]["outcome"] == "failed"
-    assert data["per_audit_alpha"] == 0.01 / 64
+    assert data["budget_split"][0]["per_audit_alpha"] == OTHER_SLOT_ALPHA
 
 
 def test_fixture_run_counts_use_the_tier_and_alpha(pytester):
@@ -285,7 +285,7 @@ def test_one(audit):
 
 @pytest.mark.audit
 def test_two(audit):
-    assert audit.alpha == 0.01 / 64 and audit.factor == 0.9
+    assert audit.alpha == 0.001 / 64 and audit.factor == 0.9
 ''')
     run(pytester, "--audit-tier=standard").assert_outcomes(passed=2)
 
@@ -309,10 +309,13 @@ def test_report_object_directly(tmp_path, monkeypatch):
 
 
 def test_per_audit_alpha_helper():
-    assert plugin.FAMILY_SLOTS == 64 and plugin.FAMILY_ALPHA == 0.01
-    assert plugin.per_audit_alpha(0) == plugin.per_audit_alpha(64) == 0.01 / 64
-    assert plugin.per_audit_alpha(100) == 0.0001  # more audits than slots: 0.01 / K
-    assert plugin.per_audit_alpha(4, slots=1) == 0.0025
+    assert plugin.FAMILY_ALPHA == budget.FAMILY_ALPHA == 0.01
+    # the shares add up to the family-wise budget (exactly, in fractions)
+    assert sum(s.fraction for s in budget.SHARES) == 1
+    bst14 = budget.share_named("bst14")
+    assert budget.per_audit_alpha(bst14, 0) == budget.per_audit_alpha(bst14, 16) == 0.01 / 64
+    assert budget.per_audit_alpha(bst14, 20) == 0.0025 / 20  # more audits than slots: share / K
+    assert budget.per_audit_alpha(budget.share_named("wang19"), 3) == 0.001 / 12
     assert plugin.TIERS == {"smoke": 0.8, "standard": 0.9, "deep": 0.95}
     assert stats.SELECTION_FRACTION == 0.15
 

@@ -131,7 +131,14 @@ from scipy import special
 
 from audits import audit_rate
 from audits.twins import bst14 as planted
-from audits.utility import Memo, audit_level, expected_slopes, grid_points, largest_allowed, utility_bound
+from audits.utility import (
+    Memo,
+    audit_level,
+    expected_slopes,
+    grid_points,
+    largest_allowed,
+    utility_bound,
+)
 from reference import bst14 as alg
 from reference.bst14 import instances
 from spec import bst14 as spec

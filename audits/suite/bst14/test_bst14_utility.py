@@ -110,12 +110,19 @@ import pytest
 from scipy import stats as sps
 
 from audits import audit_rate
-from audits.utility import Memo, audit_level, expected_slopes, grid_points, largest_allowed, utility_bound
+from audits.twins import bst14 as planted
+from audits.utility import (
+    Memo,
+    audit_level,
+    expected_slopes,
+    grid_points,
+    largest_allowed,
+    utility_bound,
+)
 from reference import bst14 as alg
 from reference.bst14 import instances
 from reference.domains import L2Ball
 from reference.losses import HalfSquaredDistance
-from audits.twins import bst14 as planted
 from spec import bst14 as spec
 
 #: Lower-bound level: measured / (the Section V bound with hidden constant 1) must stay >= this

@@ -23,9 +23,9 @@ import pytest
 from scipy import integrate, special, stats
 
 from audits import add_remove_one, audit_privacy, replace_one
-from audits.twins import primitives as planted
 from audits import stats as audit_stats
 from audits.plugin import TIERS
+from audits.twins import primitives as planted
 from reference import losses
 from reference import mechanisms as mech
 from spec import gaussian as spec_gaussian
@@ -268,7 +268,7 @@ def test_radial_shift_law_matches_sampling():
     at level 1e-3: false-alarm rate 1e-3 for this fixed seed's draw)."""
     rng = np.random.default_rng(20261124)
     data = value_pair(2).dataset
-    b = RADIAL(data, 20000, rng) - RADIAL.query(data)  # the mechanism's own noise
+    b = RADIAL(data, runs=20000, rng=rng) - RADIAL.query(data)  # the mechanism's own noise
     e1 = np.array([RADIAL.sensitivity, 0.0])
     sample = np.linalg.norm(b + e1, axis=1) - np.linalg.norm(b, axis=1)
     law = radial_shift_law(RADIAL.rate, RADIAL.sensitivity, nodes=800)
