@@ -13,9 +13,9 @@ Verbs
 ``dperm calibrate RECORD_ID --NAME VALUE ... [--calibration C]``
     Run a record's calibration (:meth:`spec.record.SpecRecord.calibrations`: a formula named
     sigma or scale, or one the privacy claim declares); ``dperm calibrate --list`` shows them.
-``dperm epsilon gaussian --sigma S --sensitivity S --delta D [--steps T]
-[--sampling-rate Q --sampling poisson|without-replacement] [--accountant exact|zcdp|rdp]``
-    Print the epsilon of T (optionally subsampled) Gaussian steps.
+``dperm epsilon gaussian --sigma S --sensitivity S --delta D [--steps T] [--accountant A]``
+    Print the epsilon of T Gaussian steps (``A``: exact, zcdp or rdp); with ``--sampling-rate Q
+    --sampling poisson|without-replacement``, of T subsampled steps.
 ``dperm epsilon RECORD_ID --NAME VALUE ...``
     Run a record's accountant (``PrivacyClaim.accountant``); ``dperm epsilon --list``.
 ``dperm audit MODULE:MECHANISM --pair MODULE:PAIR --epsilon E ...``

@@ -56,7 +56,7 @@ import sympy as sp
 
 from spec import validate
 from spec.errors import AssumptionError, ParameterError
-from spec.vocabulary import VOCABULARY, canonical_parameters
+from spec.vocabulary import VOCABULARY
 
 __all__ = [
     "Neighbouring",
@@ -450,6 +450,8 @@ class Calibration:
         if (self.formula is None) == (self.function is None):
             raise ValueError(f"calibration {self.name!r}: give exactly one of formula and function")
         if self.function is not None:
+            from spec.vocabulary import canonical_parameters
+
             canonical_parameters(self.function)  # raises on a parameter the CLI could not pass
 
 

@@ -8,7 +8,7 @@ import sympy as sp
 
 from spec.record import SpecRecord
 
-__all__ = ["to_text", "to_latex", "to_dict", "one_line", "calibration_source"]
+__all__ = ["to_text", "to_latex", "to_dict", "one_line", "calibration_source", "formula_latex"]
 
 _WIDTH = 96
 
@@ -145,6 +145,11 @@ def _name_latex(record: SpecRecord, name: str) -> str:
     if len(base) == 1 or base_tex.startswith("\\"):
         return base_tex + (rf"_{{\mathrm{{{_tex_escape(rest)}}}}}" if rest else "")
     return rf"\mathrm{{{_tex_escape(name)}}}"
+
+
+def formula_latex(record: SpecRecord, name: str) -> str:
+    """``name = expression`` of one of the record's formulas, in math-mode LaTeX."""
+    return f"{_name_latex(record, name)} = {sp.latex(record.formula(name).expr)}"
 
 
 def to_latex(record: SpecRecord) -> str:
