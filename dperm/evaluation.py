@@ -115,7 +115,7 @@ def to_text(result: dict, record: SpecRecord) -> str:
     if a["hold"]:
         out.append(f"assumptions that hold: {', '.join(a['hold'])}")
     if a["fail"]:
-        out.append(f"assumptions that FAIL (not checked, --no-check): {', '.join(a['fail'])}")
+        out.append(f"assumptions that FAIL (--no-check: evaluated anyway): {', '.join(a['fail'])}")
     for name, need in a["undecided"].items():
         out.append(f"assumption {name} undecided: needs {', '.join(need)}")
     width = max((len(f.name) for f in record.formulas), default=0)
