@@ -52,8 +52,6 @@ import warnings
 from dperm.arguments import Parser as _Parser
 from dperm.arguments import UsageError as _UsageError
 from dperm.arguments import add_canonical_options, canonical_values, option, parse_assignments
-from dperm.arguments import integer as _int  # noqa: F401  (kept importable from here)
-from dperm.arguments import number as _number  # noqa: F401
 
 __all__ = ["main", "build_parser"]
 
@@ -236,18 +234,24 @@ def _spec_eval(record, args) -> dict | str:
     return {**result, "formulas": formulas, "infinite": infinite}
 
 
-def _check_options(args, verb: str, takes, where: str, builtin_only=(), record_only=()) -> None:
-    """Reject options that the chosen target does not take (argparse knows them all)."""
-    given = canonical_values(args)
-    extra = [option(k) for k in given if k not in takes]
+#: Options of one kind of target only: (verb, flag) -> the targets it applies to.
+_BUILTIN_ONLY = {"calibrate": ("--method",), "epsilon": ("--sampling", "--accountant")}
+_RECORD_ONLY = {"calibrate": ("--calibration",), "epsilon": ()}
+
+
+def _given(args, flag: str) -> bool:
+    return getattr(args, flag.lstrip("-").replace("-", "_")) is not None
+
+
+def _check_builtin_options(args, verb: str) -> None:
+    """Reject options the built-in Gaussian target does not take (argparse knows every option)."""
+    takes = _GAUSSIAN_TAKES[verb]
+    extra = [option(k) for k in canonical_values(args) if k not in takes]
     if extra:
-        raise _UsageError(f"{', '.join(extra)} does not apply to {verb} {where}; it takes "
+        raise _UsageError(f"{', '.join(extra)} does not apply to {verb} gaussian; it takes "
                           f"{', '.join(option(k) for k in takes)}")
-    for flag in builtin_only:
-        if getattr(args, flag.lstrip("-").replace("-", "_")) is not None:
-            raise _UsageError(f"{flag} applies only to {verb} gaussian")
-    for flag in record_only:
-        if getattr(args, flag.lstrip("-").replace("-", "_")) is not None:
+    for flag in _RECORD_ONLY[verb]:
+        if _given(args, flag):
             raise _UsageError(f"{flag} applies only to record targets ({verb} RECORD_ID)")
 
 
@@ -257,9 +261,14 @@ def _require(args, verb: str, names) -> None:
         raise _UsageError(f"the following arguments are required for {verb} gaussian: {', '.join(missing)}")
 
 
-def _list(verb: str, target: str | None, as_json: bool):
+def _list(args, verb: str):
     from dperm import calibration
 
+    target, as_json = args.target, args.json
+    given = [option(k) for k in canonical_values(args)]
+    given += [flag for flag in (*_BUILTIN_ONLY[verb], *_RECORD_ONLY[verb]) if _given(args, flag)]
+    if given:
+        raise _UsageError(f"--list takes no other option (got {', '.join(given)})")
     if target is not None and target != calibration.BUILTIN:
         calibration.resolve(verb, target)  # a one-line error for an unknown or unsuitable record
     found = calibration.calibration_targets() if verb == "calibrate" else calibration.accountant_targets()
@@ -289,32 +298,32 @@ def _builtin_row(verb: str) -> dict:
 
 
 def _record_target(args, verb: str):
+    """Run a record's calibration or accountant (dperm.calibration checks the canonical options)."""
     from dperm import calibration
 
+    for flag in _BUILTIN_ONLY[verb]:
+        if _given(args, flag):
+            raise _UsageError(f"{flag} applies only to {verb} gaussian")
     target = calibration.resolve(verb, args.target, getattr(args, "calibration", None))
-    builtin_only = ("--method",) if verb == "calibrate" else ("--sampling", "--accountant")
-    _check_options(args, verb, (*target.required, *target.optional), args.target, builtin_only=builtin_only)
     run = calibration.calibrate if verb == "calibrate" else calibration.epsilon
     out = run(target, canonical_values(args))
     return out if args.json else repr(out[target.computes])
 
 
-def _target(args, verb: str) -> str | None:
-    if args.list:
-        return None
+def _is_builtin(args, verb: str) -> bool:
     if args.target is None:
         raise _UsageError(f"{verb} needs a target: gaussian or a record id (see dperm {verb} --list)")
-    return args.target
+    return args.target == "gaussian"
 
 
 def _calibrate(args):
     from spec import gaussian, zcdp, zhang17
 
     if args.list:
-        return _list("calibrate", args.target, args.json)
-    if _target(args, "calibrate") != "gaussian":
+        return _list(args, "calibrate")
+    if not _is_builtin(args, "calibrate"):
         return _record_target(args, "calibrate")
-    _check_options(args, "calibrate", _GAUSSIAN_TAKES["calibrate"], "gaussian", record_only=("--calibration",))
+    _check_builtin_options(args, "calibrate")
     _require(args, "calibrate", ("epsilon", "delta", "sensitivity"))
     method = args.method or "analytic"
     steps = 1 if args.steps is None else args.steps
@@ -339,10 +348,10 @@ def _epsilon(args):
     from spec import gaussian, rdp, zcdp
 
     if args.list:
-        return _list("epsilon", args.target, args.json)
-    if _target(args, "epsilon") != "gaussian":
+        return _list(args, "epsilon")
+    if not _is_builtin(args, "epsilon"):
         return _record_target(args, "epsilon")
-    _check_options(args, "epsilon", _GAUSSIAN_TAKES["epsilon"], "gaussian")
+    _check_builtin_options(args, "epsilon")
     _require(args, "epsilon", ("sigma", "sensitivity", "delta"))
     steps = 1 if args.steps is None else args.steps
     sampled = args.sampling_rate is not None and args.sampling_rate != 1.0

@@ -727,6 +727,8 @@ def test_a_new_papers_numerical_calibration_needs_no_cli_change(capsys, monkeypa
         (["epsilon", "gaussian", "--sigma", "1", "--delta", "1e-5"], "required for epsilon gaussian: --sensitivity"),
         (["epsilon", "rdp.gaussian", "--sigma", "1", "--sensitivity", "1", "--delta", "2"], "delta (2.0)"),
         (["calibrate", "--list", "bst14.thm_II_4"], "bst14.thm_II_4 has no calibration"),
+        (["calibrate", "--list", "--n", "3"], "--list takes no other option (got --n)"),
+        (["epsilon", "--list", "--accountant", "rdp"], "--list takes no other option (got --accountant)"),
     ],
 )
 def test_record_targets_bad_arguments_exit_2_with_one_line(capsys, argv, fragment):
