@@ -47,7 +47,7 @@ def test_calibrate_formula_target_checks_assumptions_and_reports():
 
 
 def test_profile_check_warns_exactly_when_the_exact_delta_exceeds_the_target():
-    target = calibration.resolve("calibrate", "zhang17.thm_1_gaussian")
+    target = calibration.resolve("calibrate", "zhang17.thm_1")
     with warnings.catch_warnings():
         warnings.simplefilter("error", PrivacyLeakWarning)
         calibration.calibrate(target, {"epsilon": 5.0, "delta": 1e-5, "sensitivity": 1.0})  # valid up to 9.39
