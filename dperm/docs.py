@@ -1,7 +1,12 @@
-"""Generated README sections: ``python -m dperm.docs`` rewrites them in place.
+"""Generated documentation: ``python -m dperm.docs`` regenerates all of it in place.
 
-The README's table of spec records is generated from the registry; a test fails when it is
-stale, so the README cannot drift from the code.
+* the README's table of spec records (between the ``spec-table`` markers);
+* the reference pages ``docs/spec/<paper>.md``, ``docs/spec/primitives.md`` and their index
+  (:mod:`dperm.pages`).
+
+Both come from the registry (and, for the pages, from the code that links to each record); tests
+regenerate them in memory and fail when a file is stale, so the documentation cannot drift from
+the code. ``python -m dperm.docs --check`` only reports (exit status 1 when something is stale).
 """
 
 from __future__ import annotations
@@ -58,11 +63,26 @@ def update_readme(path: Path, *, check: bool = False) -> bool:
 
 
 def main(argv: list[str] | None = None) -> int:
-    argv = sys.argv[1:] if argv is None else argv
-    path = Path(argv[0]) if argv else Path(__file__).resolve().parent.parent / "README.md"
-    up_to_date = update_readme(path)
-    print(f"{path}: {'up to date' if up_to_date else 'updated'}")
-    return 0
+    """Regenerate the README table and the reference pages; ``--check``: only report, exit 1 if stale."""
+    import argparse
+
+    from dperm import pages
+
+    parser = argparse.ArgumentParser(prog="python -m dperm.docs", description=__doc__.splitlines()[0])
+    parser.add_argument("readme", nargs="?", type=Path, default=None,
+                        help="the README to update (default: the repository's README.md)")
+    parser.add_argument("--check", action="store_true", help="report stale files without writing; exit 1 if any")
+    args = parser.parse_args(sys.argv[1:] if argv is None else argv)
+    root = Path(__file__).resolve().parent.parent
+    path = args.readme or root / "README.md"
+    stale = [] if update_readme(path, check=args.check) else [path]
+    stale += [root / rel for rel in pages.write_pages(root, check=args.check)]
+    verb = "stale" if args.check else "updated"
+    for item in stale:
+        print(f"{item}: {verb}")
+    if not stale:
+        print("documentation: up to date")
+    return 1 if args.check and stale else 0
 
 
 if __name__ == "__main__":  # pragma: no cover

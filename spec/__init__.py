@@ -4,6 +4,16 @@
 >>> record = spec.get("bst14.thm_II_1")
 >>> record.evaluate("sigma", lipschitz=1, n=100, epsilon=0.5, delta=1e-6)
 18048.50741495797
+>>> record.formula("sigma").rounding.value      # noise is rounded up, never below the exact value
+'up'
+>>> record.privacy.accountant(n=100, delta=1e-6, sigma=18048.50741495797) <= 0.5   # RDP certificate
+True
+>>> spec.get("gaussian.analytc")  # doctest: +ELLIPSIS
+Traceback (most recent call last):
+...
+KeyError: "no spec record with id 'gaussian.analytc'; did you mean gaussian.analytic, ..."
+
+Every record is listed by ``spec.records()`` (sorted by id) and rendered by ``dperm spec ID``.
 
 ``spec`` is pure: sympy formulas, mpmath evaluation, no randomness and no numpy arrays. It
 imports nothing else of dperm; ``reference`` and ``audits`` import it.

@@ -23,6 +23,25 @@ log-space formulation unnecessary). The difference of the two terms of the profi
 ``mu**2`` is small compared with ``epsilon``, about ``log10(epsilon / mu**2)`` digits are lost), so the
 profile is evaluated at two working precisions, the precision is raised until both agree to 20 digits,
 and the larger estimate plus their difference is rounded up.
+
+Examples
+--------
+The analytic calibration is the smallest sigma whose exact profile meets the target; the
+classical one is larger where it is valid and fails where it is not:
+
+>>> from spec import gaussian
+>>> sigma = gaussian.analytic_sigma(epsilon=1.0, delta=1e-5, sensitivity=1.0)
+>>> sigma
+3.7306316348161683
+>>> gaussian.exact_delta(1.0, sigma=sigma, sensitivity=1.0) <= 1e-5
+True
+>>> gaussian.classic_sigma(epsilon=0.5, delta=1e-5, sensitivity=1.0)
+9.68961052521078
+>>> gaussian.classic_failure_epsilon(1e-5)      # beyond this the classical sigma is not private
+8.419771301536306
+>>> at_10 = gaussian.CLASSIC.evaluate("sigma", check=False, epsilon=10.0, delta=1e-5, sensitivity=1.0)
+>>> gaussian.exact_delta(10.0, sigma=at_10, sensitivity=1.0)    # > delta: not (10, 1e-5)-DP
+2.2653743647934228e-05
 """
 
 from __future__ import annotations
@@ -39,6 +58,7 @@ from spec.errors import ParameterError, PrivacyParameterError
 from spec.record import (
     PRECISION_DIGITS,
     Assumption,
+    Calibration,
     Citation,
     Conventions,
     Flag,
@@ -645,6 +665,10 @@ ANALYTIC = register(
             delta=_PROFILE_EXPR,
             accountant=exact_epsilon,
             profile=profile,
+            calibrations=(
+                Calibration("analytic", "sigma", "the smallest sigma whose exact profile meets (epsilon, "
+                            "delta) (bisection, verified)", function=analytic_sigma),
+            ),
         ),
     )
 )

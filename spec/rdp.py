@@ -634,7 +634,9 @@ def delta_for_epsilon(*, epsilon, sigma, sensitivity, steps=1, sampling_rate=Non
 
     Privacy
     -------
-    As :func:`epsilon`.
+    As :func:`epsilon`: ``rdp.gaussian``, ``rdp.poisson_subsampled_gaussian`` or
+    ``rdp.without_replacement_subsampled_gaussian``, converted by ``rdp.to_dp_cks20`` /
+    ``rdp.to_dp_mironov17``.
     """
     e = validate.nonnegative("epsilon", epsilon)
     ords, curve, c = _setup(sigma, sensitivity, steps, sampling_rate, sampling, orders, conversion)

@@ -16,7 +16,32 @@ A :class:`SpecRecord` is documentation that can be executed. It carries
 Reference code never retypes a formula: it calls ``record.evaluate("sigma", ...)``.
 
 Values are always passed with **canonical keyword names** (``epsilon``, ``delta``,
-``lipschitz``, ``strong_convexity``, ``n``, ``p``, ...); paper symbols stay inside the records.
+``lipschitz``, ``strong_convexity``, ``n``, ``dimension``, ...; see :mod:`spec.vocabulary`);
+paper symbols stay inside the records.
+
+>>> import spec
+>>> record = spec.get("gaussian.classic")
+>>> record.evaluate("sigma", epsilon=0.5, delta=1e-5, sensitivity=1.0)
+9.68961052521078
+>>> record.formula("sigma").rounding       # noise is rounded up: never below the exact value
+<Rounding.UP: 'up'>
+>>> record.evaluate("sigma", epsilon=2.0, delta=1e-5, sensitivity=1.0)
+Traceback (most recent call last):
+...
+spec.errors.AssumptionError: gaussian.classic: assumption 'epsilon_lt_1' (the proof of Theorem A.1 needs epsilon < 1) fails at delta=1e-05, epsilon=2.0, sensitivity=1.0
+
+**Calibrations** (what ``dperm calibrate RECORD_ID`` runs). A record's noise is calibrated by
+one of its formulas named after a noise parameter (:data:`NOISE_PARAMETERS`: ``sigma``,
+``scale``), or -- when the privacy claim declares them -- by the :class:`Calibration` entries of
+:attr:`PrivacyClaim.calibrations`: a formula by name, or a numerical function of canonical
+keywords (a bisection over an accountant). :meth:`SpecRecord.calibrations` returns whichever
+applies; the first is the default. The inverse question, the epsilon certified for a given
+noise, is :attr:`PrivacyClaim.accountant` (``dperm epsilon RECORD_ID``).
+
+>>> [c.name for c in spec.get("bst14.thm_II_1").calibrations()]
+['printed', 'rigorous', 'analytic-chain', 'accountant']
+>>> [c.name for c in record.calibrations()]     # gaussian.classic declares none: its formula
+['sigma']
 """
 
 from __future__ import annotations
@@ -50,9 +75,11 @@ __all__ = [
     "UtilityClaim",
     "Flag",
     "Line",
+    "Calibration",
     "SpecRecord",
     "PAPERS",
     "PRECISION_DIGITS",
+    "NOISE_PARAMETERS",
     "round_safe",
 ]
 
@@ -334,6 +361,11 @@ def _decide(rel, subs) -> bool:
     if isinstance(rel, sp.core.relational.Relational):
         lhs = _evaluate_expr(rel.lhs, subs)
         rhs = _evaluate_expr(rel.rhs, subs)
+        if isinstance(lhs, mpmath.mpc) or isinstance(rhs, mpmath.mpc):
+            # outside the expressions' real domain (sqrt(ln(1/delta)) at delta > 1): the relation does not hold
+            if mpmath.im(lhs) != 0 or mpmath.im(rhs) != 0:
+                return False
+            lhs, rhs = mpmath.re(lhs), mpmath.re(rhs)
         op = rel.rel_op
         if op == "<":
             return bool(lhs < rhs)
@@ -372,6 +404,57 @@ class Formula:
     rounding: Rounding = Rounding.NEAREST
 
 
+#: Canonical names of noise parameters: a formula with one of these names is a closed-form
+#: calibration of that parameter (see :meth:`SpecRecord.calibrations`).
+NOISE_PARAMETERS: tuple[str, ...] = ("sigma", "scale")
+
+
+@dataclass(frozen=True)
+class Calibration:
+    """One way to compute a noise parameter for a target guarantee (``dperm calibrate``).
+
+    Exactly one of ``formula`` and ``function`` is given.
+
+    Parameters
+    ----------
+    name : str
+        Short name chosen with ``--calibration`` (``"printed"``, ``"accountant"``).
+    parameter : str
+        Canonical name of the computed quantity (``"sigma"``).
+    statement : str
+        What it computes and what makes it private, in a sentence or two.
+    formula : str, optional
+        Name of one of the record's formulas, evaluated by :meth:`SpecRecord.evaluate`
+        (assumptions checked, rounded as the formula says).
+    function : callable, optional
+        A numerical calibration (a bisection over an accountant, a root of a privacy profile),
+        called with keyword arguments in canonical names
+        (:func:`spec.vocabulary.canonical_parameters`). It
+        validates its inputs and returns the value rounded in the direction ``rounding``.
+    rounding : Rounding
+        Direction in which ``function`` rounds (a formula calibration takes its formula's).
+    """
+
+    name: str
+    parameter: str
+    statement: str
+    formula: str | None = None
+    function: Callable[..., float] | None = None
+    rounding: Rounding = Rounding.UP
+
+    def __post_init__(self):
+        if not self.name or any(c.isspace() for c in self.name):
+            raise ValueError(f"calibration name ({self.name!r}) must be one word")
+        if self.parameter not in VOCABULARY:
+            raise ValueError(f"calibration {self.name!r}: parameter ({self.parameter!r}) must be a canonical name")
+        if (self.formula is None) == (self.function is None):
+            raise ValueError(f"calibration {self.name!r}: give exactly one of formula and function")
+        if self.function is not None:
+            from spec.vocabulary import canonical_parameters
+
+            canonical_parameters(self.function)  # raises on a parameter the CLI could not pass
+
+
 @dataclass(frozen=True)
 class PrivacyClaim:
     """The privacy guarantee a record states.
@@ -381,6 +464,9 @@ class PrivacyClaim:
     given, is a function of the record's canonical values returning a certified epsilon at the
     given delta (a tighter analysis than the paper's chain); ``profile`` returns the exact
     privacy profile ``delta(eps)`` of the noise the algorithm actually adds, when known.
+    ``calibrations``, if given, are the ways to calibrate the noise for this claim (the first is
+    the default); without them the record's formulas named in :data:`NOISE_PARAMETERS` are its
+    calibrations (:meth:`SpecRecord.calibrations`).
     """
 
     model: PrivacyModel
@@ -392,6 +478,7 @@ class PrivacyClaim:
     rdp: sp.Basic | None = None
     accountant: Callable[..., float] | None = None
     profile: Callable[..., Callable[[float], float]] | None = None
+    calibrations: tuple[Calibration, ...] = ()
 
 
 #: Symbol used for Renyi orders in RDP claims.
@@ -542,6 +629,15 @@ class SpecRecord:
         fnames = [f.name for f in self.formulas]
         if len(set(fnames)) != len(fnames):
             raise ValueError(f"record {self.id}: duplicate formula names {fnames}")
+        declared = self.privacy.calibrations if self.privacy is not None else ()
+        if not isinstance(declared, tuple):
+            raise TypeError(f"record {self.id}: privacy.calibrations ({declared!r}) must be a tuple")
+        cnames = [c.name for c in declared]
+        if len(set(cnames)) != len(cnames):
+            raise ValueError(f"record {self.id}: duplicate calibration names {cnames}")
+        for c in declared:
+            if c.formula is not None and c.formula not in fnames:
+                raise ValueError(f"record {self.id}: calibration {c.name!r} names no formula ({c.formula!r})")
 
     # ------------------------------------------------------------------ lookup
     def symbol(self, name: str) -> sp.Symbol:
@@ -559,6 +655,20 @@ class SpecRecord:
                 return f
         raise KeyError(
             f"record {self.id} has no formula named {name!r}; known: {[f.name for f in self.formulas]}"
+        )
+
+    def calibrations(self) -> tuple[Calibration, ...]:
+        """The ways to calibrate this record's noise (``dperm calibrate``); the first is the default.
+
+        The privacy claim's declared :attr:`PrivacyClaim.calibrations`, or else one per formula
+        named in :data:`NOISE_PARAMETERS` (``sigma``, ``scale``) and rounded up.
+        """
+        if self.privacy is not None and self.privacy.calibrations:
+            return self.privacy.calibrations
+        return tuple(
+            Calibration(f.name, f.name, f.meaning, formula=f.name)
+            for f in self.formulas
+            if f.name in NOISE_PARAMETERS and f.rounding is Rounding.UP
         )
 
     def _subs(self, values: Mapping[str, object]) -> dict:
@@ -607,6 +717,12 @@ class SpecRecord:
         subs = self._subs(values)
         return tuple(a for a in self.assumptions if not set(a.relation.free_symbols) <= set(subs))
 
+    def failed_assumptions(self, **values) -> tuple[Assumption, ...]:
+        """Every assumption decidable at ``values`` that fails (:meth:`check` raises on the first)."""
+        subs = self._subs(values)
+        return tuple(a for a in self.assumptions
+                     if set(a.relation.free_symbols) <= set(subs) and not a.holds(subs))
+
     def evaluate(self, name: str, *, check: bool = True, **values):
         """Evaluate formula ``name`` at ``values`` and round it in the safe direction.
 
@@ -623,6 +739,24 @@ class SpecRecord:
         Returns
         -------
         float or int
+
+        Examples
+        --------
+        >>> import mpmath, spec
+        >>> thm = spec.get("bst14.thm_II_1")
+        >>> sigma = thm.evaluate("sigma", lipschitz=1, n=100, epsilon=1, delta=1e-5)
+        >>> sigma
+        7705.923620005461
+        >>> exact = thm.evaluate_exact("sigma", lipschitz=1, n=100, epsilon=1, delta=1e-5)
+        >>> with mpmath.workdps(30):
+        ...     print(exact)
+        7705.92362000546025364017444824
+
+        The float is the smallest double at or above the 50-digit value (``sigma`` rounds up):
+
+        >>> import math
+        >>> mpmath.mpf(math.nextafter(sigma, 0)) < exact <= mpmath.mpf(sigma)
+        True
         """
         f = self.formula(name)
         if check:

@@ -8,7 +8,7 @@ import sympy as sp
 
 from spec.record import SpecRecord
 
-__all__ = ["to_text", "to_latex", "to_dict", "one_line"]
+__all__ = ["to_text", "to_latex", "to_dict", "one_line", "calibration_source", "formula_latex"]
 
 _WIDTH = 96
 
@@ -57,6 +57,24 @@ def _claim_text(record: SpecRecord) -> list[str]:
     return lines
 
 
+def calibration_source(calibration) -> str:
+    """``formula sigma`` or the dotted name of a calibration's function."""
+    if calibration.formula is not None:
+        return f"formula {calibration.formula}"
+    fn = calibration.function
+    return f"{fn.__module__}.{fn.__qualname__}"
+
+
+def _calibration_text(record: SpecRecord) -> list[str]:
+    found = record.calibrations()
+    if not found:
+        return []
+    lines = ["Calibrations (dperm calibrate; the first is the default):"]
+    for c in found:
+        lines.append(_wrap(f"{c.name}: {c.parameter} by {calibration_source(c)} -- {c.statement}"))
+    return lines
+
+
 def to_text(record: SpecRecord) -> str:
     """A readable, complete rendering of one record."""
     out = [f"{record.id} - {record.title}", "=" * min(_WIDTH, len(record.id) + 3 + len(record.title))]
@@ -77,10 +95,11 @@ def to_text(record: SpecRecord) -> str:
         for a in record.assumptions:
             out.append(_wrap(f"[{a.name}] {sp.sstr(a.relation)}  -- {a.statement}"))
     if record.formulas:
-        out.append("Calibration:")
+        out.append("Formulas:")
         for f in record.formulas:
             out.append(_wrap(f"{f.name} = {sp.sstr(f.expr)}   [{f.meaning}; rounded {f.rounding.value}]"))
     out.extend(_claim_text(record))
+    out.extend(_calibration_text(record))
     if record.utility:
         out.append("Utility:")
         for i, u in enumerate(record.utility):
@@ -126,6 +145,11 @@ def _name_latex(record: SpecRecord, name: str) -> str:
     if len(base) == 1 or base_tex.startswith("\\"):
         return base_tex + (rf"_{{\mathrm{{{_tex_escape(rest)}}}}}" if rest else "")
     return rf"\mathrm{{{_tex_escape(name)}}}"
+
+
+def formula_latex(record: SpecRecord, name: str) -> str:
+    """``name = expression`` of one of the record's formulas, in math-mode LaTeX."""
+    return f"{_name_latex(record, name)} = {sp.latex(record.formula(name).expr)}"
 
 
 def to_latex(record: SpecRecord) -> str:
@@ -210,6 +234,8 @@ def to_dict(record: SpecRecord) -> dict:
         "formulas": [{"name": f.name, "expr": sp.sstr(f.expr), "latex": sp.latex(f.expr), "meaning": f.meaning,
                       "rounding": f.rounding.value} for f in record.formulas],
         "privacy": privacy,
+        "calibrations": [{"name": k.name, "parameter": k.parameter, "source": calibration_source(k),
+                          "statement": k.statement} for k in record.calibrations()],
         "utility": utility,
         "flags": [{"kind": fl.kind.value, "summary": fl.summary, "reason": fl.reason, "checked_by": list(fl.checked_by)}
                   for fl in record.flags],

@@ -20,10 +20,11 @@ Adding a name: reuse an existing one whenever the meaning is the same; otherwise
 
 from __future__ import annotations
 
+import inspect
 from dataclasses import dataclass
-from typing import Mapping
+from typing import Callable, Mapping
 
-__all__ = ["Term", "VOCABULARY", "term", "names"]
+__all__ = ["Term", "VOCABULARY", "term", "names", "canonical_parameters"]
 
 
 @dataclass(frozen=True)
@@ -129,3 +130,47 @@ def term(name: str) -> Term:
 def names() -> list[str]:
     """All canonical names, sorted."""
     return sorted(VOCABULARY)
+
+
+def canonical_parameters(function: Callable) -> tuple[tuple[str, ...], dict[str, object]]:
+    """The canonical keyword parameters of ``function``: ``(required, {optional: default})``.
+
+    Accountants and numerical calibrations are called with keyword arguments in canonical names
+    (:data:`VOCABULARY`), e.g. by ``dperm epsilon RECORD_ID --n 100 --sigma 50``. A parameter
+    that is not a canonical name must have a default (it is left at it).
+
+    Raises
+    ------
+    ValueError
+        If a parameter without a default is not a canonical name, or cannot be passed by keyword.
+
+    Examples
+    --------
+    >>> def accountant(*, sigma, delta, steps=1, orders=None):  # orders: not canonical, has a default
+    ...     return 0.0
+    >>> canonical_parameters(accountant)
+    (('sigma', 'delta'), {'steps': 1})
+    >>> def calibration(*, noise, delta):  # noise: not canonical and no default
+    ...     return 0.0
+    >>> canonical_parameters(calibration)
+    Traceback (most recent call last):
+    ...
+    ValueError: calibration: parameter 'noise' has no default and is not a canonical keyword (spec.vocabulary)
+    """
+    required, optional = [], {}
+    for p in inspect.signature(function).parameters.values():
+        if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
+            continue
+        has_default = p.default is not p.empty
+        if p.name not in VOCABULARY or p.kind is p.POSITIONAL_ONLY:
+            if not has_default:
+                raise ValueError(
+                    f"{getattr(function, '__qualname__', function)}: parameter {p.name!r} has no default "
+                    "and is not a canonical keyword (spec.vocabulary)"
+                )
+            continue
+        if has_default:
+            optional[p.name] = p.default
+        else:
+            required.append(p.name)
+    return tuple(required), optional

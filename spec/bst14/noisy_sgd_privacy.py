@@ -77,6 +77,7 @@ from spec.bst14.symbols import (
 from spec.errors import ParameterError
 from spec.record import (
     PRECISION_DIGITS,
+    Calibration,
     Citation,
     Flag,
     FlagKind,
@@ -499,6 +500,16 @@ THM_II_1 = register(SpecRecord(
         delta=delta,
         accountant=certified_epsilon,
         profile=None,
+        calibrations=(
+            Calibration("printed", "sigma", "Algorithm 1, line 1; private by the RDP certificate "
+                        "(accountant), not by the paper's proof (flags)", formula="sigma"),
+            Calibration("rigorous", "sigma", "the closed-form chain proved in the module docstring "
+                        "(Form A, BBG18, classical Gaussian)", formula="sigma_rigorous"),
+            Calibration("analytic-chain", "sigma", "the same chain with the exact Gaussian per step",
+                        function=sigma_analytic_chain),
+            Calibration("accountant", "sigma", "the smallest sigma (to 1e-4 relative) that the RDP "
+                        "certificate accepts", function=sigma_accountant),
+        ),
     ),
     flags=(
         Flag(

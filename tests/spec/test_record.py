@@ -14,6 +14,7 @@ from spec.errors import AssumptionError, PrivacyParameterError
 from spec.record import (
     Assumption,
     BoundKind,
+    Calibration,
     Citation,
     Conventions,
     Flag,
@@ -217,3 +218,79 @@ def test_flag_tests_are_a_tuple_of_node_ids():
     with pytest.raises(ValueError, match="must look like"):
         Flag(FlagKind.CAVEAT, "s", "r", ("tests/test_record.py",))
     assert Flag(FlagKind.CAVEAT, "s", "r", ("tests/a.py::test_b",)).checked_by == ("tests/a.py::test_b",)
+
+
+# --------------------------------------------------------------------------- calibrations
+
+
+def test_failed_assumptions_lists_every_decidable_failure():
+    values = dict(lipschitz=1.0, n=10, epsilon=100.0, delta=2.0)
+    assert [a.name for a in TOY.failed_assumptions(**values)] == ["delta_lt_1", "eps_small"]
+    with pytest.raises(AssumptionError, match="delta_lt_1"):  # check raises on the first
+        TOY.check(**values)
+    assert TOY.failed_assumptions(lipschitz=1.0, n=10, epsilon=1.0, delta=1e-5) == ()
+    assert TOY.failed_assumptions(epsilon=100.0) == ()  # eps_small needs delta: undecided, not failed
+
+
+def test_calibrations_default_to_noise_formulas():
+    """Without declarations, a record is calibrated by its formulas named sigma or scale (rounded up)."""
+    (only,) = TOY.calibrations()
+    assert (only.name, only.parameter, only.formula, only.function) == ("sigma", "sigma", "sigma", None)
+    from dataclasses import replace
+
+    down = replace(TOY, formulas=(Formula("sigma", eps, "a sigma rounded down", Rounding.DOWN),))
+    assert down.calibrations() == ()  # a noise formula that is not rounded up is not a calibration
+
+
+def _accountant_sigma(*, epsilon, delta, n, orders=None):
+    return float(n) / epsilon
+
+
+def test_declared_calibrations_replace_the_default():
+    from dataclasses import replace
+
+    declared = (
+        Calibration("numerical", "sigma", "a bisection", function=_accountant_sigma),
+        Calibration("closed", "sigma", "the formula", formula="sigma"),
+    )
+    rec = replace(TOY, privacy=replace(TOY.privacy, calibrations=declared))
+    assert rec.calibrations() == declared
+    with pytest.raises(ValueError, match="names no formula"):
+        replace(TOY, privacy=replace(TOY.privacy, calibrations=(Calibration("x", "sigma", "", formula="tau"),)))
+    with pytest.raises(ValueError, match="duplicate calibration names"):
+        replace(TOY, privacy=replace(TOY.privacy, calibrations=declared + declared[:1]))
+    with pytest.raises(TypeError, match="must be a tuple"):
+        replace(TOY, privacy=replace(TOY.privacy, calibrations=list(declared)))
+
+
+def test_calibration_is_validated():
+    with pytest.raises(ValueError, match="exactly one of formula and function"):
+        Calibration("x", "sigma", "neither")
+    with pytest.raises(ValueError, match="exactly one of formula and function"):
+        Calibration("x", "sigma", "both", formula="sigma", function=_accountant_sigma)
+    with pytest.raises(ValueError, match="must be a canonical name"):
+        Calibration("x", "noise", "", formula="sigma")
+    with pytest.raises(ValueError, match="one word"):
+        Calibration("two words", "sigma", "", formula="sigma")
+
+    def needs_a_private_name(*, epsilon, noise_level):
+        return 1.0
+
+    with pytest.raises(ValueError, match="'noise_level' has no default"):
+        Calibration("x", "sigma", "", function=needs_a_private_name)
+
+
+def test_registered_calibrations_evaluate():
+    """Every declared calibration of the registry runs at a valid point of its record."""
+    thm = spec.get("bst14.thm_II_1")
+    values = dict(n=10, epsilon=1.0, delta=1e-5, lipschitz=1.0)
+    by_name = {c.name: c for c in thm.calibrations()}
+    assert list(by_name) == ["printed", "rigorous", "analytic-chain", "accountant"]
+    assert thm.evaluate(by_name["printed"].formula, **values) == thm.evaluate("sigma", **values)
+    from spec.bst14 import noise_gd_sigma
+
+    for name, c in by_name.items():
+        value = thm.evaluate(c.formula, **values) if c.formula else c.function(**values)
+        assert value == noise_gd_sigma(calibration=name, **values), name
+    analytic = spec.get("gaussian.analytic").calibrations()
+    assert [c.function.__name__ for c in analytic] == ["analytic_sigma"]
