@@ -163,7 +163,8 @@ def test_split_step_rdp_is_the_sum_of_the_two_parts():
 def test_split_epsilon_composes_and_converts():
     from spec import rdp
 
-    c = cal.split_epsilon(sigma=20.0, lipschitz=1.0, n=1000, delta=1e-5, steps=10**5, orders=(8, 16, 24))
+    orders = (8, 16, 24)
+    c = cal.split_epsilon(sigma=20.0, lipschitz=1.0, n=1000, delta=1e-5, steps=10**5, orders=orders)
     by_hand = []
     for a in (8, 16, 24):
         per_step = min(cal.split_step_rdp(a, sigma=20.0, lipschitz=1.0, n=1000, split=lam) for lam in cal.DEFAULT_SPLITS)
@@ -172,8 +173,11 @@ def test_split_epsilon_composes_and_converts():
     assert c.epsilon == pytest.approx(e, rel=1e-12) and c.order == order
     assert c.split in cal.DEFAULT_SPLITS
     # more steps, more epsilon; more noise, less
-    assert cal.split_epsilon(sigma=20.0, lipschitz=1.0, n=1000, delta=1e-5, steps=2 * 10**5).epsilon > c.epsilon
-    assert cal.split_epsilon(sigma=40.0, lipschitz=1.0, n=1000, delta=1e-5, steps=10**5).epsilon < c.epsilon
+    assert cal.split_epsilon(sigma=20.0, lipschitz=1.0, n=1000, delta=1e-5, steps=2 * 10**5,
+                             orders=orders).epsilon > c.epsilon
+    assert cal.split_epsilon(sigma=40.0, lipschitz=1.0, n=1000, delta=1e-5, steps=10**5, orders=orders).epsilon < c.epsilon
+    # the default orders start at 64 and reach 512 only when the optimum is near the top
+    assert cal.split_epsilon(sigma=20.0, lipschitz=1.0, n=1000, delta=1e-5, steps=10**5).epsilon <= c.epsilon
     # only sigma / G matters
     assert cal.split_epsilon(sigma=60.0, lipschitz=3.0, n=1000, delta=1e-5, steps=10**5, orders=(8, 16, 24)).epsilon \
         == pytest.approx(c.epsilon, rel=1e-9)
@@ -262,9 +266,7 @@ def test_step_delta_lower_bound_matches_quadrature():
 
 def test_single_step_floor_and_lower_bound():
     one = cal.split_sigma(epsilon=1.0, delta=1e-5, lipschitz=1.0, n=10**4, steps=1)
-    many = cal.split_sigma(epsilon=1.0, delta=1e-5, lipschitz=1.0, n=10**4, steps=2000)
-    assert round(one.sigma, 3) == 2.834
-    assert round(many.sigma, 3) == 2.967
+    assert round(one.sigma, 3) == 2.834  # and 2.967 at 2000 steps (tests/spec/wang17/test_svrg.py)
     lb = cal.step_sigma_lower_bound(epsilon=1.0, delta=1e-5, lipschitz=1.0, n=10**4)
     assert round(lb, 3) == 0.572
     # at the returned sigma and below the step is not (1, 1e-5)-DP; just above it the instance proves nothing
