@@ -641,8 +641,9 @@ SVRG_STEP = register(SpecRecord(
             "For a single step (K = 1) the certificate needs sigma = 2.834 G at n = 10^4, epsilon = 1, "
             "delta = 1e-5, and 2.967 G at K = 2000; the exact hockey-stick of one step on a Huber "
             "instance (step_delta_lower_bound) shows that any sigma up to 0.572 G fails for that step. "
-            "Part of the floor is the looseness of RDP for subsampled mechanisms at small noise; "
-            "the rest is real. Either way the noise cannot follow sigma^2 ~ T m as T m / n^2 -> 0.",
+            "Between 0.572 G (refuted) and 2.834 G (certified) the truth is open: RDP is loose for "
+            "subsampled mechanisms at small noise, and the Huber pair (sampled difference 2G) need "
+            "not be the worst. Either way the noise cannot follow sigma^2 ~ T m as T m / n^2 -> 0.",
             (f"{TEST_FILE}::test_single_step_floor_and_lower_bound",
              "tests/spec/wang17/test_svrg.py::test_calibration_table"),
         ),
