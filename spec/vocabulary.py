@@ -57,34 +57,52 @@ _TERMS = (
     Term("diameter", "l2 diameter ||C||_2 of the constraint set (the unit ball has diameter 2)"),
     Term("dimension", "dimension of the parameter space (bst14, wang17, wang19 p; zhang17, wang20 "
                       "d)", integer=True),
+    Term("epoch_length", "inner steps m of one epoch of a variance-reduced method (wang17 DP-SVRG "
+                         "m; DP-SVRG++ doubles it, epoch s has 2^s m steps)", integer=True, privacy=True),
+    Term("epochs", "number of epochs (outer loops) T of a variance-reduced method; each epoch takes "
+                   "one snapshot gradient (wang17 DP-SVRG, DP-SVRG++ T)", integer=True, privacy=True),
     Term("epsilon", "epsilon of the privacy claim (the budget), or the point at which a privacy "
                     "profile delta(epsilon) is taken", privacy=True),
     Term("epsilon_prime", "a second epsilon at which a pure-DP profile is taken", privacy=True),
     Term("epsilon_total", "target epsilon' of a whole composition (solved for the per-step budget)", privacy=True),
     Term("failure_probability", "probability gamma with which a high-probability utility bound may "
                                 "fail (zhang17 gamma); not a privacy parameter"),
+    Term("gaussian_width", "Gaussian width G_C = E sup_{w in C} <b, w>, b ~ N(0, I_p), of the "
+                           "constraint set (wang17 G_C, wang19)"),
     Term("gradient_bound", "G with E||G_t||^2 <= G^2: second-moment bound of a stochastic gradient "
                            "(bst14 Lemmas II.5-II.6; not the Lipschitz constant)"),
     Term("grid_size", "cells per edge N of a grid-walk sampler's grid (spacing h = tau/N)", integer=True),
-    Term("initial_gap", "public upper bound h_0 on F(w_0, S) - min F(., S) over every dataset S (zhang17 "
-                        "beta D_F^2 / 2 with D_F data-dependent; wang19 h_0)"),
+    Term("initial_divergence", "Bregman divergence B_w(x*, x_0) of the distance-generating function "
+                               "w from the starting point to a minimiser (wang17 Theorem 5.4); a "
+                               "public bound"),
+    Term("initial_gap", "public upper bound h_0 >= F(w_0, S) - min F(., S) on the initial "
+                        "optimality gap, over every dataset S (zhang17 beta D_F^2 / 2 with D_F "
+                        "data-dependent; wang17, wang19 h_0); never computed from the data"),
     Term("inner_radius", "radius r of a ball around the public gauge centre that lies inside C"),
     Term("learning_rate", "step size eta of a gradient method"),
     Term("linf_diameter", "l-infinity diameter tau of C (edge of the enclosing cube)"),
     Term("lipschitz", "Lipschitz constant of every per-example loss on C (bst14, zhang17 L; wang17, "
                       "wang19 G; wang20 has none: heavy tails)"),
-    Term("minimiser_norm", "bound D on the norm of the empirical minimiser, ||w_hat(S)|| <= D for every "
-                           "dataset S (zhang17 D; with w_0 = 0 it bounds ||w_0 - w_hat||)"),
+    Term("minimiser_norm", "bound D on the norm of the empirical minimiser, ||w_hat(S)|| <= D for "
+                           "every dataset S (zhang17 D; with w_0 = 0 it bounds ||w_0 - w_hat||)"),
     Term("n", "number of records (dataset size)", integer=True),
+    Term("noise_constant", "an unspecified constant of a paper's noise calibration (wang17 c in "
+                           "sigma^2 = c G^2 T ln(1/delta) / (n^2 epsilon^2); c2 of the moments "
+                           "accountant as cited)", privacy=True),
     Term("noise_multiplier", "sigma / sensitivity of a Gaussian mechanism", privacy=True),
-    Term("norm_bound", "bound R on the norm of every term of a sum or average query (a record, or "
-                       "a per-example gradient: then a Lipschitz constant)", privacy=True),
+    Term("norm_bound", "bound R on the norm of every term of a sum or average query (a record, or a "
+                       "per-example gradient: then a Lipschitz constant)", privacy=True),
     Term("order", "Renyi order alpha > 1 of an RDP statement", privacy=True),
     Term("oscillation", "sup over neighbours of (sup h - inf h), h = u(D, .) - u(D', .), of an "
                         "exponential mechanism's score"),
+    Term("polyak_lojasiewicz", "Polyak-Lojasiewicz constant mu of the objective: ||grad F(x)||^2 >= "
+                               "2 mu (F(x) - F*) for every x (wang17 Definition 6.1)"),
     Term("population_minimiser_norm", "bound R on the norm of the population risk minimiser w* "
                                       "(zhang17 R: the loss is Lipschitz on the ball of radius R)"),
     Term("rdp", "Renyi divergence value R(alpha) of a mechanism at one order", privacy=True),
+    Term("regime_constant", "an unspecified constant c1 of a moments-accountant side condition "
+                            "epsilon < c1 q^2 T (wang17 Theorem 3.1; epsilon <= c1 T m / n^2 in "
+                            "Theorems 4.1, 4.3)", privacy=True),
     Term("retries", "number of tries of a rejection step before its fallback", integer=True),
     Term("rho", "zCDP parameter rho", privacy=True),
     Term("sampling_rate", "fraction of the records sampled per step (gamma = m/n without "
@@ -97,6 +115,8 @@ _TERMS = (
                        "(zhang17, wang20 beta; wang17, wang19 L)"),
     Term("solver_tolerance", "certified optimality gap tau of a non-private solver (a public "
                              "tolerance; 0 = exact minimiser; it enters the sensitivity)", privacy=True),
+    Term("split", "share lambda in (0, 1) of a Gaussian noise's variance given to one part of a "
+                  "noise-splitting argument (the rest goes to the other part)", privacy=True),
     Term("step", "a step index t of an iterative algorithm (1-based)", integer=True),
     Term("steps", "number of iterations T, or of composed mechanisms k", integer=True, privacy=True),
     Term("strong_convexity", "strong convexity of each per-example loss (bst14 Delta, zhang17 mu, "
@@ -105,7 +125,8 @@ _TERMS = (
     Term("tail", "tail parameter t of a high-probability bound: it fails with probability at most "
                  "exp(-t)"),
     Term("total_strong_convexity", "strong convexity lambda of the whole objective F (bst14 Lemma "
-                                   "II.6; bst14 applies it to the sum, lambda = n Delta)"),
+                                   "II.6; bst14 applies it to the sum, lambda = n Delta; wang17 mu "
+                                   "of F^r = F + r)"),
     Term("type_one_error", "type I error alpha of a test between neighbouring outputs (the argument "
                            "of a trade-off function)", privacy=True),
     Term("zeta", "radius parameter zeta of bst14 Algorithm 3 (in units of E||b||)"),
