@@ -59,21 +59,39 @@ _TERMS = (
     Term("epsilon", "epsilon of the privacy claim (the budget), or the point at which a privacy "
                     "profile delta(epsilon) is taken", privacy=True),
     Term("epsilon_prime", "a second epsilon at which a pure-DP profile is taken", privacy=True),
+    Term("epsilon_step", "per-step budget epsilon_0 of one mechanism in a composition (wang19 "
+                         "Algorithm 4)", privacy=True),
     Term("epsilon_total", "target epsilon' of a whole composition (solved for the per-step budget)", privacy=True),
+    Term("failure_probability", "probability with which a high-probability statement may fail, in (0, 1) "
+                                "(wang19 Theorem 3 beta, Theorem 6 eta); not a privacy parameter"),
+    Term("gaussian_width", "Gaussian width G_C = E sup_{w in C} <b, w>, b ~ N(0, I_p), of the constraint "
+                           "set (wang19 Definition 8)"),
     Term("gradient_bound", "G with E||G_t||^2 <= G^2: second-moment bound of a stochastic gradient "
                            "(bst14 Lemmas II.5-II.6; not the Lipschitz constant)"),
     Term("grid_size", "cells per edge N of a grid-walk sampler's grid (spacing h = tau/N)", integer=True),
+    Term("hessian_bound", "bound H on the operator norm of the population risk's Hessian (wang19 "
+                          "Assumption 3)"),
+    Term("hessian_lipschitz", "Lipschitz constant of every per-example Hessian in operator norm "
+                              "(wang19 Assumption 3, where it is also called L; not the smoothness)"),
+    Term("initial_gap", "public bound h_0 >= F(x_1) - inf_C F on the initial suboptimality of the "
+                        "objective (with its regulariser); never computed from the data"),
     Term("inner_radius", "radius r of a ball around the public gauge centre that lies inside C"),
+    Term("l1_diameter", "l1 diameter max_{u, v in C} ||u - v||_1 of the constraint set (the unit l1 "
+                        "ball has 2; wang19 ||C||_1 is the largest l1 norm, half of it for symmetric C)"),
     Term("learning_rate", "step size eta of a gradient method"),
     Term("linf_diameter", "l-infinity diameter tau of C (edge of the enclosing cube)"),
     Term("lipschitz", "Lipschitz constant of every per-example loss on C (bst14, zhang17 L; wang17, "
                       "wang19 G; wang20 has none: heavy tails)"),
+    Term("modulus", "strong convexity modulus alpha of a distance-generating function with respect "
+                    "to the norm in question (wang19 Definition 9)"),
     Term("n", "number of records (dataset size)", integer=True),
     Term("noise_multiplier", "sigma / sensitivity of a Gaussian mechanism", privacy=True),
     Term("order", "Renyi order alpha > 1 of an RDP statement", privacy=True),
     Term("oscillation", "sup over neighbours of (sup h - inf h), h = u(D, .) - u(D', .), of an "
                         "exponential mechanism's score"),
     Term("rdp", "Renyi divergence value R(alpha) of a mechanism at one order", privacy=True),
+    Term("regularisation", "weight lambda of a regulariser r(x) = lambda ||x||_1 or lambda ||x||_2^2 "
+                           "(wang19 lambda)"),
     Term("retries", "number of tries of a rejection step before its fallback", integer=True),
     Term("rho", "zCDP parameter rho", privacy=True),
     Term("sampling_rate", "fraction of the records sampled per step (gamma = m/n without "
@@ -91,6 +109,8 @@ _TERMS = (
     Term("strong_convexity", "strong convexity of each per-example loss (bst14 Delta, zhang17 mu, "
                              "wang20 alpha); the average loss has the same constant, the sum n "
                              "times it"),
+    Term("sub_gaussian", "sub-Gaussian parameter tau of the per-example gradient around its mean "
+                         "(wang19 Assumption 2)"),
     Term("tail", "tail parameter t of a high-probability bound: it fails with probability at most "
                  "exp(-t)"),
     Term("total_strong_convexity", "strong convexity lambda of the whole objective F (bst14 Lemma "
