@@ -277,6 +277,7 @@ THM_2 = register(SpecRecord(
     ),
     notes=(
         "h_0 (initial_gap) must be a public bound; the paper's T hides it (with L and G) in the O(.).",
+        "x_1 must lie in C (the derivation uses r(x_1) and F^r(x_1)); it is public and data-independent.",
         "The paper prints g_{C,R} = (x_R - x_{R+1})/gamma_k; the step size is constant, so gamma_k = gamma.",
     ),
 ))

@@ -338,8 +338,8 @@ THM_6 = register(SpecRecord(
             "For epsilon_0-DP steps the exact composition is that of randomized response (Kairouz, Oh and "
             "Viswanath 2015); the test computes its delta at Form B's epsilon_0 and finds violations only where "
             "ln(1/delta) < epsilon/2 (the smallest epsilon on its grid with a violation is 5), while with both "
-            "conditions, and beyond epsilon < 1 when ln(1/delta) >= epsilon/2, the exact delta stays below the "
-            "target on the grid (numerical, not a proof; the zCDP option of wang19.alg_4 is proved for every "
+            "conditions, and beyond epsilon < 1 when ln(1/delta) >= epsilon/2, the exact delta stays below 1% of "
+            "the target on the grid (numerical, not a proof; the zCDP option of wang19.alg_4 is proved for every "
             "epsilon).",
             (f"{_TESTS}::test_any_epsilon_needs_the_conditions",),
         ),

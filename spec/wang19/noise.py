@@ -50,6 +50,7 @@ from spec import zcdp as _zcdp
 from spec.errors import ParameterError
 from spec.record import (
     PRECISION_DIGITS,
+    Assumption,
     Citation,
     Flag,
     FlagKind,
@@ -89,6 +90,8 @@ __all__ = [
     "SIGMA",
     "IMPLIED_CONSTANT",
     "SIGMA_EQ3",
+    "RDP_BUDGET_CKS",
+    "RDP_BUDGET_MIRONOV",
     "SIGMA_CKS_AT_ORDER",
     "SIGMA_MIRONOV_AT_ORDER",
     "SIGMA_PRINTED",
@@ -147,10 +150,13 @@ def _sigma_at_budget(budget):
     return 1 / sp.sqrt(sp.expand_log(solution, force=True))
 
 
-#: sigma certified by one order alpha with the CKS20 conversion (valid where the budget is positive).
-SIGMA_CKS_AT_ORDER = _sigma_at_budget(_rdp_budget(_rdp.TO_DP_CKS20, _R_CKS))
-#: sigma certified by one order alpha with Mironov's conversion.
-SIGMA_MIRONOV_AT_ORDER = _sigma_at_budget(_rdp_budget(_rdp.TO_DP_MIRONOV17, _R_MIR))
+#: b(alpha) of the two conversions: the composed RDP value that still converts to epsilon at delta.
+RDP_BUDGET_CKS = _rdp_budget(_rdp.TO_DP_CKS20, _R_CKS)
+RDP_BUDGET_MIRONOV = _rdp_budget(_rdp.TO_DP_MIRONOV17, _R_MIR)
+#: sigma certified by one order alpha with the CKS20 conversion (where its budget is positive).
+SIGMA_CKS_AT_ORDER = _sigma_at_budget(RDP_BUDGET_CKS)
+#: sigma certified by one order alpha with Mironov's conversion (where its budget is positive).
+SIGMA_MIRONOV_AT_ORDER = _sigma_at_budget(RDP_BUDGET_MIRONOV)
 
 # The paper as printed (typed from the paper: these are the artefacts the flags are about).
 #: Algorithm 1, step 3: sigma^2 = 2 L^2 T / (n^2 rho^2), rho from rho + 2 sqrt(rho log(1/delta)) = epsilon.
@@ -243,8 +249,8 @@ _MP_SIGMA_AT_ORDER = {
     "rdp-mironov": sp.lambdify([ORDER, G, n, T, eps, delta], SIGMA_MIRONOV_AT_ORDER, modules="mpmath"),
 }
 _MP_BUDGET = {
-    "rdp": sp.lambdify([ORDER, eps, delta], _rdp_budget(_rdp.TO_DP_CKS20, _R_CKS), modules="mpmath"),
-    "rdp-mironov": sp.lambdify([ORDER, eps, delta], _rdp_budget(_rdp.TO_DP_MIRONOV17, _R_MIR), modules="mpmath"),
+    "rdp": sp.lambdify([ORDER, eps, delta], RDP_BUDGET_CKS, modules="mpmath"),
+    "rdp-mironov": sp.lambdify([ORDER, eps, delta], RDP_BUDGET_MIRONOV, modules="mpmath"),
 }
 _GOLDEN = (math.sqrt(5) - 1) / 2
 
@@ -406,7 +412,13 @@ THM_1 = register(SpecRecord(
     ),
     conventions=CONVENTIONS,
     symbols=_SYMBOLS + (S_ORDER,),
-    assumptions=(DELTA_LT_1,),
+    assumptions=(
+        DELTA_LT_1,
+        Assumption("order_gt_1", sp.Gt(ORDER, 1), "Renyi orders are > 1"),
+        # Mironov's budget is never larger than CKS20's, so this never blocks a valid Mironov evaluation
+        Assumption("order_admissible", sp.Gt(RDP_BUDGET_CKS, 0),
+                   "the order certifies epsilon at delta at all: b(alpha) > 0 (CKS20; Mironov needs its own b > 0)"),
+    ),
     formulas=(
         Formula("sigma", SIGMA, "zCDP calibration (wang19.eq_3; the reference's default)", Rounding.UP),
         Formula("sigma_eq3", SIGMA_EQ3, "equation (3) with c = implied_constant (equal to sigma)", Rounding.UP),

@@ -130,7 +130,7 @@ def test_any_epsilon_needs_the_conditions():
                         worst_ok = max(worst_ok, float(ratio))
     assert violations and not any(cond for *_, cond in violations)
     assert min(e for e, *_ in violations) == 5 and "is 5" in text
-    assert worst_ok < 0.01
+    assert worst_ok < 0.01 and "below 1% of the target" in text
     # the record enforces the conditions
     with pytest.raises(AssumptionError, match="epsilon_lt_1"):
         fw1.THM_6.evaluate("epsilon_step", epsilon=1.5, delta=1e-5, steps=10)

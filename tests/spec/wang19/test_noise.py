@@ -17,7 +17,7 @@ from hypothesis import given, settings, strategies as st
 from spec import gaussian, rdp, zcdp
 from spec.errors import AssumptionError, ParameterError, PrivacyParameterError
 from spec.wang19 import noise
-from spec.wang19.symbols import G, T, delta, eps, n
+from spec.wang19.symbols import ORDER, G, T, delta, eps, n
 
 
 def _c_notes(e, a):
@@ -94,6 +94,22 @@ def test_calibration_options():
 
 def test_rdp_order_search_is_certified_at_its_order():
     s, order = noise._sigma_rdp("rdp", 1.0, 200, 0.5, 1e-6, 40)
+    at = noise.THM_1.evaluate("sigma_cks_at_order", order=order, lipschitz=1.0, n=200, epsilon=0.5, delta=1e-6,
+                              steps=40)
+    assert at == pytest.approx(s, rel=1e-12)
+    # any other order certifies a larger sigma; Mironov's conversion a larger one still
+    for other in (order * 0.8, order * 1.25, 64):
+        assert noise.THM_1.evaluate("sigma_cks_at_order", order=other, lipschitz=1.0, n=200, epsilon=0.5,
+                                    delta=1e-6, steps=40) >= s * (1 - 1e-12)
+    assert noise.THM_1.evaluate("sigma_mironov_at_order", order=order, lipschitz=1.0, n=200, epsilon=0.5,
+                                delta=1e-6, steps=40) > s
+    # an order whose budget is negative certifies nothing: a clear AssumptionError
+    with pytest.raises(AssumptionError, match="order_admissible"):
+        noise.THM_1.evaluate("sigma_cks_at_order", order=2, lipschitz=1.0, n=200, epsilon=0.5, delta=1e-6, steps=40)
+    # CKS20's budget exceeds Mironov's by ln(alpha)/(alpha - 1) - ln((alpha - 1)/alpha) > 0 (both terms > 0)
+    diff = sp.expand_log(noise.RDP_BUDGET_CKS - noise.RDP_BUDGET_MIRONOV, force=True)
+    expected = sp.expand_log(sp.log(ORDER) / (ORDER - 1) - sp.log((ORDER - 1) / ORDER), force=True)
+    assert sp.simplify(diff - expected) == 0
     # one order suffices for a certificate: spec.rdp at exactly that order
     got = rdp.epsilon(sigma=s, sensitivity=2 / 200, delta=1e-6, steps=40, orders=[order])
     assert got <= 0.5 * (1 + 1e-12)
@@ -153,3 +169,7 @@ def test_sigma_bad_input():
         noise.sigma(**dict(good, n=100.0))
     with pytest.raises(AssumptionError, match="delta_lt_1"):
         noise.EQ_3.check(delta=1.0)
+    # an epsilon so small that no Renyi order up to the grid's largest certifies it: a clear error, not a guess
+    with pytest.raises(ParameterError, match=r"cannot be certified by any Renyi order up to"):
+        noise.sigma(**dict(good, epsilon=1e-5, delta=1e-10), calibration="rdp")
+    assert noise.sigma(**dict(good, epsilon=1e-5, delta=1e-10)) > 0  # zcdp has no such limit
