@@ -791,7 +791,9 @@ class SpecRecord:
             point = sp.oo if where == "oo" else sp.Integer(0)
             direction = "-" if where == "oo" else "+"
             slope = sp.simplify(x * sp.diff(sp.log(claim.bound), x))
-            out[name] = sp.nsimplify(sp.limit(slope, x, point, dir=direction))
+            limit = sp.limit(slope, x, point, dir=direction)
+            # log(1/delta) and -log(delta) may both appear; expanding the logarithms lets them cancel
+            out[name] = sp.nsimplify(sp.simplify(sp.expand_log(limit)))
         return out
 
     # ------------------------------------------------------------------ rendering

@@ -64,14 +64,21 @@ _TERMS = (
     Term("epsilon", "epsilon of the privacy claim (the budget), or the point at which a privacy "
                     "profile delta(epsilon) is taken", privacy=True),
     Term("epsilon_prime", "a second epsilon at which a pure-DP profile is taken", privacy=True),
+    Term("epsilon_step", "per-step budget epsilon_0 of one mechanism in a composition (wang19 "
+                         "Algorithm 4)", privacy=True),
     Term("epsilon_total", "target epsilon' of a whole composition (solved for the per-step budget)", privacy=True),
-    Term("failure_probability", "probability gamma with which a high-probability utility bound may "
-                                "fail (zhang17 gamma); not a privacy parameter"),
+    Term("failure_probability", "probability with which a high-probability statement may fail, in "
+                                "(0, 1) (wang19 Theorem 3 beta, Theorem 6 eta); not a privacy "
+                                "parameter"),
     Term("gaussian_width", "Gaussian width G_C = E sup_{w in C} <b, w>, b ~ N(0, I_p), of the "
-                           "constraint set (wang17 G_C, wang19)"),
+                           "constraint set (wang19 Definition 8)"),
     Term("gradient_bound", "G with E||G_t||^2 <= G^2: second-moment bound of a stochastic gradient "
                            "(bst14 Lemmas II.5-II.6; not the Lipschitz constant)"),
     Term("grid_size", "cells per edge N of a grid-walk sampler's grid (spacing h = tau/N)", integer=True),
+    Term("hessian_bound", "bound H on the operator norm of the population risk's Hessian (wang19 "
+                          "Assumption 3)"),
+    Term("hessian_lipschitz", "Lipschitz constant of every per-example Hessian in operator norm "
+                              "(wang19 Assumption 3, where it is also called L; not the smoothness)"),
     Term("initial_divergence", "Bregman divergence B_w(x*, x_0) of the distance-generating function "
                                "w from the starting point to a minimiser (wang17 Theorem 5.4); a "
                                "public bound"),
@@ -79,12 +86,17 @@ _TERMS = (
                         "optimality gap, over every dataset S (zhang17 beta D_F^2 / 2 with D_F "
                         "data-dependent; wang17, wang19 h_0); never computed from the data"),
     Term("inner_radius", "radius r of a ball around the public gauge centre that lies inside C"),
+    Term("l1_diameter", "l1 diameter max_{u, v in C} ||u - v||_1 of the constraint set (the unit l1 "
+                        "ball has 2; wang19 ||C||_1 is the largest l1 norm, half of it for "
+                        "symmetric C)"),
     Term("learning_rate", "step size eta of a gradient method"),
     Term("linf_diameter", "l-infinity diameter tau of C (edge of the enclosing cube)"),
     Term("lipschitz", "Lipschitz constant of every per-example loss on C (bst14, zhang17 L; wang17, "
                       "wang19 G; wang20 has none: heavy tails)"),
     Term("minimiser_norm", "bound D on the norm of the empirical minimiser, ||w_hat(S)|| <= D for "
                            "every dataset S (zhang17 D; with w_0 = 0 it bounds ||w_0 - w_hat||)"),
+    Term("modulus", "strong convexity modulus alpha of a distance-generating function with respect "
+                    "to the norm in question (wang19 Definition 9)"),
     Term("n", "number of records (dataset size)", integer=True),
     Term("noise_constant", "an unspecified constant of a paper's noise calibration (wang17 c in "
                            "sigma^2 = c G^2 T ln(1/delta) / (n^2 epsilon^2); c2 of the moments "
@@ -103,6 +115,8 @@ _TERMS = (
     Term("regime_constant", "an unspecified constant c1 of a moments-accountant side condition "
                             "epsilon < c1 q^2 T (wang17 Theorem 3.1; epsilon <= c1 T m / n^2 in "
                             "Theorems 4.1, 4.3)", privacy=True),
+    Term("regularisation", "weight lambda of a regulariser r(x) = lambda ||x||_1 or lambda "
+                           "||x||_2^2 (wang19 lambda)"),
     Term("retries", "number of tries of a rejection step before its fallback", integer=True),
     Term("rho", "zCDP parameter rho", privacy=True),
     Term("sampling_rate", "fraction of the records sampled per step (gamma = m/n without "
@@ -122,6 +136,8 @@ _TERMS = (
     Term("strong_convexity", "strong convexity of each per-example loss (bst14 Delta, zhang17 mu, "
                              "wang20 alpha); the average loss has the same constant, the sum n "
                              "times it"),
+    Term("sub_gaussian", "sub-Gaussian parameter tau of the per-example gradient around its mean "
+                         "(wang19 Assumption 2)"),
     Term("tail", "tail parameter t of a high-probability bound: it fails with probability at most "
                  "exp(-t)"),
     Term("total_strong_convexity", "strong convexity lambda of the whole objective F (bst14 Lemma "

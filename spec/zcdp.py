@@ -10,6 +10,10 @@ The inverse. ``rho + 2 sqrt(rho a) = epsilon`` with ``a = ln(1/delta)`` is a qua
 the second form free of cancellation; ``rho* = epsilon^2 / (4 a) + O(epsilon^3)``. A Gaussian release
 with l2 sensitivity Delta repeated T times is ``T Delta^2 / (2 sigma^2)``-zCDP, hence the calibration
 ``sigma = sqrt(T Delta^2 / (2 rho*))`` (wang19 Algorithm 1 step 3, wang20 Algorithms 3 and 4).
+
+Pure DP. An epsilon-DP mechanism is ``epsilon^2/2``-zCDP (Bun and Steinke, Proposition 1.4): its
+privacy loss is bounded by epsilon, and a bounded loss with that range has Renyi divergence at most
+``alpha epsilon^2 / 2`` at every order.
 """
 
 from __future__ import annotations
@@ -44,6 +48,7 @@ __all__ = [
     "TO_DP",
     "RHO_STAR",
     "GAUSSIAN_CALIBRATION",
+    "FROM_PURE_DP",
     "RECORDS",
     "gaussian_rho",
     "compose",
@@ -179,12 +184,32 @@ RHO_STAR = SpecRecord(
     ),
 )
 
+FROM_PURE_DP = SpecRecord(
+    id="zcdp.from_pure_dp",
+    title="Pure DP implies zCDP",
+    citation=Citation("bun-steinke16", "Proposition 1.4"),
+    summary="An epsilon-DP mechanism is (epsilon^2 / 2)-zCDP.",
+    conventions=_CONV,
+    symbols=(_S_EPS,),
+    formulas=(Formula("rho", eps**2 / 2, "rho of an epsilon-DP mechanism", Rounding.UP),),
+    privacy=PrivacyClaim(
+        PrivacyModel.ZCDP,
+        Neighbouring.REPLACE_ONE,
+        "(epsilon^2/2)-zCDP under the relation of the epsilon-DP claim.",
+        rho=eps**2 / 2,
+    ),
+    notes=(
+        "Composing k epsilon_0-DP mechanisms this way gives k epsilon_0^2 / 2, which converts with "
+        "zcdp.to_dp for every epsilon (no epsilon < 1 condition, unlike advanced composition Form B).",
+    ),
+)
+
 _SIGMA_CAL = sp.sqrt(T * Delta**2 / (2 * _RHO_STAR))
 
 GAUSSIAN_CALIBRATION = SpecRecord(
     id="zcdp.gaussian_calibration",
     title="Gaussian noise for (epsilon, delta)-DP over T releases via zCDP",
-    citation=Citation("wang19", "Algorithm 1, step 3"),
+    citation=Citation("bun-steinke16", "Propositions 1.3 and 1.6 and Lemma 1.7, solved for sigma"),
     summary=(
         "T Gaussian releases with l2 sensitivity Delta_2 and sigma = sqrt(T Delta_2^2 / (2 rho*)), "
         "rho* = rho*(epsilon, delta), are together (epsilon, delta)-DP."
@@ -203,9 +228,10 @@ GAUSSIAN_CALIBRATION = SpecRecord(
         rho=_RHO_STAR,
     ),
     notes=(
-        "With Delta_2 = 2G/n (average loss, replace-one) this is sigma^2 = 2 G^2 T / (n^2 rho*). wang19 "
-        "Algorithm 1 prints sigma^2 = 2 L^2 T / (n^2 rho^2): L (smoothness) should be G (Lipschitz) "
-        "and rho^2 should be rho; the wang19 records carry that flag.",
+        "The generic calibration; papers specialise its expression. wang19 Algorithm 1 step 3 is the "
+        "case Delta_2 = 2G/n (average loss, replace-one): sigma^2 = 2 G^2 T / (n^2 rho*), record "
+        "wang19.eq_3, which also carries the flags for the printed step 3 (sigma^2 = 2 L^2 T / "
+        "(n^2 rho^2): L should be G and rho^2 should be rho).",
         "Also the calibration of wang20 Algorithms 3 and 4.",
     ),
 )
@@ -374,6 +400,7 @@ COMPOSITION = register(COMPOSITION)
 TO_DP = register(TO_DP)
 RHO_STAR = register(RHO_STAR)
 GAUSSIAN_CALIBRATION = register(GAUSSIAN_CALIBRATION)
+FROM_PURE_DP = register(FROM_PURE_DP)
 
 #: The records this module registers.
-RECORDS = (GAUSSIAN, COMPOSITION, TO_DP, RHO_STAR, GAUSSIAN_CALIBRATION)
+RECORDS = (GAUSSIAN, COMPOSITION, TO_DP, RHO_STAR, GAUSSIAN_CALIBRATION, FROM_PURE_DP)

@@ -126,6 +126,22 @@ def test_exponents_ignore_polylog_factors():
     assert TOY.exponents() == {"n": 0, "dimension": sp.Rational(1, 2), "epsilon": -1}
 
 
+def test_exponents_cancel_mixed_logarithm_forms():
+    """A bound mixing ln(1/delta) with a second term gives a limit with log(1/delta) and -log(delta) side by side;
+    the exponent must still come out as a plain number."""
+    beta = sp.Symbol("beta", positive=True)
+    bound = (sp.sqrt(L**2 * p * sp.log(L / beta) * sp.log(n) / n)
+             + (p * sp.log(1 / delta)) ** sp.Rational(1, 4) / sp.sqrt(n * eps))
+    record = SpecRecord(
+        id="toy.mixed_logs", title="Toy", citation=Citation("bst14", "Theorem II.1"), summary="Toy.",
+        conventions=Conventions(LossForm.SUM, Neighbouring.REPLACE_ONE),
+        symbols=TOY.symbols + (Symbol("failure_probability", beta, "failure probability"),),
+        utility=(UtilityClaim(Quantity.GRADIENT_NORM, bound, BoundKind.BIG_O, "toy",
+                              (("epsilon", "0"), ("n", "oo"))),),
+    )
+    assert record.exponents(0) == {"epsilon": sp.Rational(-1, 2), "n": sp.Rational(-1, 2)}
+
+
 def test_rendering_contains_every_part():
     text = str(TOY)
     for part in ("toy.thm_1", "Theorem II.1", "replace-one", "sum", "delta_lt_1", "sigma =",

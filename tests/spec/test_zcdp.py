@@ -11,6 +11,7 @@ from fractions import Fraction
 from pathlib import Path
 
 import mpmath
+import numpy as np
 import pytest
 import sympy as sp
 from hypothesis import given, settings, strategies as st
@@ -189,3 +190,30 @@ def test_compose_bad_input():
         zcdp.compose([])
     with pytest.raises(TypeError):
         zcdp.compose(0.1)
+
+
+# --------------------------------------------------------------------------- pure DP -> zCDP
+def _renyi(p, q, alpha):
+    return mpmath.log(mpmath.fsum(a**alpha * b ** (1 - alpha) for a, b in zip(p, q))) / (alpha - 1)
+
+
+@pytest.mark.parametrize("eps", [0.05, 0.5, 1.0, 3.0])
+def test_pure_dp_is_half_eps_squared_zcdp(eps):
+    """D_alpha(P || Q) <= alpha eps^2 / 2 for eps-DP pairs: randomized response and seeded random pairs."""
+    rho = zcdp.FROM_PURE_DP.evaluate("rho", epsilon=eps)
+    assert rho == pytest.approx(eps**2 / 2, rel=1e-15) and rho >= eps**2 / 2
+    rng = np.random.default_rng(20190101)
+    with mpmath.workdps(40):
+        e = mpmath.mpf(eps)
+        rr = (mpmath.exp(e) / (1 + mpmath.exp(e)), 1 / (1 + mpmath.exp(e)))
+        pairs = [(rr, rr[::-1])]
+        for _ in range(30):  # random pairs whose log likelihood ratios lie in [-eps, eps]
+            q = rng.dirichlet(np.ones(4))
+            ratio = np.exp(rng.uniform(-eps, eps, size=4))
+            p = q * ratio / (q * ratio).sum()
+            if np.max(np.abs(np.log(p / q))) <= eps:
+                pairs.append(([mpmath.mpf(x) for x in p], [mpmath.mpf(x) for x in q]))
+        assert len(pairs) > 10
+        for p, q in pairs:
+            for alpha in (1.5, 2, 4, 16, 64):
+                assert _renyi(p, q, mpmath.mpf(alpha)) <= alpha * mpmath.mpf(rho) * (1 + mpmath.mpf(10) ** -30)
