@@ -638,7 +638,7 @@ class SpecRecord:
             point = sp.oo if where == "oo" else sp.Integer(0)
             direction = "-" if where == "oo" else "+"
             slope = sp.simplify(x * sp.diff(sp.log(claim.bound), x))
-            out[name] = sp.nsimplify(sp.limit(slope, x, point, dir=direction))
+            out[name] = sp.nsimplify(sp.simplify(sp.limit(slope, x, point, dir=direction)))
         return out
 
     # ------------------------------------------------------------------ rendering
