@@ -170,8 +170,8 @@ EQ_9 = register(SpecRecord(
             "(module docstring, CORRECTION) in erfc form, with C(a, 0) = phi(a) - a + a^3/6.",
             "sympy integrates z^k phi(z) beyond v_-+ for k <= 3, assembles C and simplifies the "
             "difference to CORRECTION to 0; mpmath quadrature of E phi(a + b Z) (split at the kinks) "
-            "agrees with a (1 - b^2/2) - a^3/6 + C to 1e-25 on 11 points (a, b), |a| <= 5, b in [1e-3, 40], and "
-            "at a = 1e6; C(a, b) -> C(a, 0) as b -> 0. It is the correction of Holland's public "
+            "agrees with a (1 - b^2/2) - a^3/6 + C to 1e-25 on 11 points (a, b), |a| <= 5, b in "
+            "[1e-3, 40], and at a = 1e6; C(a, b) -> C(a, 0) as b -> 0. It is the correction of Holland's public "
             "implementation of the estimator (m = a, sigma = b) [math-notes 2.2, not re-read].",
             (f"{_TESTS}::test_correction_symbolic", f"{_TESTS}::test_correction_quadrature",
              f"{_TESTS}::test_correction_at_b_zero"),

@@ -241,9 +241,10 @@ ALG_2 = register(SpecRecord(
             "epsilon = 1, n = 10^4, [a, b] = [-1, 1]: trim_default is 159, whose noise-scale floor "
             "e^{-mt}(b - a)/s is 3.9e-4, against 7.52 for m = 1; the data's own term (x_(n-m+1) - "
             "x_(m))/(n - 2m) is 4.4e-4 at the N(0, 1) quantiles, so with m = 1 the floor term "
-            "e^{-mt}(b - a) = 1.88 exceeds it more than 4000-fold. Inside Algorithm 3 (epsilon = 1, delta = 1e-5, d = 10, T = 20, "
-            "n = 10^5) the per-coordinate budget makes the uncapped default 938030 > n/2, so m is "
-            "capped at 49999 and the noise-scale floor is still 289; there Algorithm 3 needs n of about 2e6.",
+            "e^{-mt}(b - a) = 1.88 exceeds it more than 4000-fold. Inside Algorithm 3 (epsilon = 1, "
+            "delta = 1e-5, d = 10, T = 20, n = 10^5) the per-coordinate budget makes the uncapped "
+            "default 938030 > n/2, so m is capped at 49999 and the noise-scale floor is still 289; "
+            "there Algorithm 3 needs n of about 2e6.",
             (f"{_TESTS}::test_constant_trim_ruins_utility",),
         ),
     ),

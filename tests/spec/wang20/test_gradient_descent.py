@@ -133,7 +133,8 @@ def test_convex_steps_balance():
 def test_alg_4_sigma_from_zcdp():
     rec = gd.ALG_4
     eps, delta, n = _sym(rec, "epsilon"), _sym(rec, "delta"), _sym(rec, "n")
-    d, T, v, dp = _sym(rec, "dimension"), _sym(rec, "steps"), _sym(rec, "second_moment"), _sym(rec, "failure_probability")
+    d, T = _sym(rec, "dimension"), _sym(rec, "steps")
+    v, dp = _sym(rec, "second_moment"), _sym(rec, "failure_probability")
     rho_star = (sp.sqrt(sp.log(1 / delta) + eps) - sp.sqrt(sp.log(1 / delta))) ** 2  # line 1, typed
     s = sp.sqrt(n * v / (2 * sp.log(1 / dp)))
     sigma2 = sp.Symbol("sigma2", positive=True)
