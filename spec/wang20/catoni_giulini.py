@@ -172,7 +172,7 @@ EQ_9 = register(SpecRecord(
             "difference to CORRECTION to 0; mpmath quadrature of E phi(a + b Z) (split at the kinks) "
             "agrees with a (1 - b^2/2) - a^3/6 + C to 1e-25 on 11 points (a, b), |a| <= 5, b in "
             "[1e-3, 40], and at a = 1e6; C(a, b) -> C(a, 0) as b -> 0. It is the correction of Holland's public "
-            "implementation of the estimator (m = a, sigma = b) [math-notes 2.2, not re-read].",
+            "implementation of the estimator (m = a, sigma = b), as reported; that code was not re-read here.",
             (f"{_TESTS}::test_correction_symbolic", f"{_TESTS}::test_correction_quadrature",
              f"{_TESTS}::test_correction_at_b_zero"),
         ),
@@ -206,7 +206,7 @@ _BETA_FLAG = Flag(
     "The sensitivity uses only |E phi| <= 2 sqrt(2)/3, true for every law of X, so for every beta > 0; "
     "the tests evaluate the smoothed terms for beta in {ln(1/delta'), 2 ln(1/delta'), 0.1, 100} on "
     "values from 0 to 1e8 and find all within the bound, and sigma does not contain beta. "
-    "Holland's public code uses beta = sqrt(2 ln(1/delta)) in one dimension [math-notes 2.4]; a "
+    "Holland's public code reportedly uses beta = sqrt(2 ln(1/delta)) in one dimension; a "
     "PAC-Bayes sketch gives the O(sqrt(v ln(1/delta')/n)) rate for any beta = Theta(ln(1/delta')).",
     (f"{_TESTS}::test_noise_precision_does_not_affect_privacy",),
 )

@@ -244,11 +244,11 @@ ALG_1 = register(SpecRecord(
             "Conventions reconstructed: r_i(1) = 0, radii beyond m equal the public range diameter "
             "(Delta), s = floor(sqrt(m)), t0 = floor((m + s)/2) + 1.",
             "The proof uses only the triangle inequality and counting. Exhaustive on 1-D grids "
-            "(m = 7, outputs in {0..5}; m = 8 in {0..4}; all 75132 and 30195 ordered pairs of multisets "
-            "differing in <= s entries, every tie-break of the argmin): LS(x) <= A^(0)(x) and A^(k)(y) <= A^(k+1)(x), "
-            "0 violations; also on seeded random configurations (m in {16, 30, 50}, 1-D and l1 in 2-D). "
+            "(m = 7, outputs in {0..5}; m = 8 in {0..4}; all 75132 and 30195 ordered pairs of "
+            "multisets differing in <= s entries, every tie-break of the argmin): LS(x) <= A^(0)(x) "
+            "and A^(k)(y) <= A^(k+1)(x), 0 violations; also on seeded random configurations (m in {16, 30, 50}, 1-D and l1 in 2-D). "
             "For every m <= 3000, 2 t0 > m + s and t0 <= m for m >= 3. The mean of the "
-            "ceil(s/beta) smallest radii (math-notes 2.8's reading) is not an upper bound under "
+            "ceil(s/beta) smallest radii (another reading of line 5) is not an upper bound under "
             "arbitrary tie-breaking: x = (0, 0, 1, 1, 2, 2, 2, 2), y = (0, 0, 2, 2, 2, 2, 2, 4), m = 8, "
             "beta = 1, |g(x) - g(y)| = 3 > S(x) = 2.94.",
             (f"{_TESTS}::test_smooth_bound_exhaustive", f"{_TESTS}::test_smooth_bound_random",

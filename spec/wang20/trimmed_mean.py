@@ -126,7 +126,8 @@ THM_3 = register(SpecRecord(
     symbols=(S_EPS, S_N, S_VARIANCE, S_LO, S_HI),
     assumptions=(EPSILON_LE_1, MEAN_RANGE),
     formulas=(
-        Formula("dilation", DILATION, "t = epsilon^2/16: the smoothness of S and the noise's dilation", Rounding.DOWN),
+        Formula("dilation", DILATION, "t = epsilon^2/16: the smoothness of S and the noise's dilation",
+                Rounding.DOWN),
         Formula("shift", SHIFT, "s = epsilon/4: the noise is (S(x)/s) Z", Rounding.DOWN),
         Formula("rho", RHO, "zCDP parameter of one release", Rounding.UP),
     ),

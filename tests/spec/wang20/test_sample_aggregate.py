@@ -249,7 +249,7 @@ def test_smooth_bound_exhaustive():
     for m, values, expected_pairs in ((7, range(6), 75132), (8, range(5), 30195)):
         pairs, bad_ls, bad_terms = _exhaustive(m, list(values), beta=1.0)
         assert pairs == expected_pairs and (bad_ls, bad_terms) == (0, 0)
-    # math-notes 2.8's reading (mean of the ceil(s/beta) smallest radii) is not an upper bound when the
+    # another reading of line 5 (mean of the ceil(s/beta) smallest radii) is not an upper bound when the
     # argmin may break ties either way
     m, beta = 8, 1.0
     s, t0, K = _parameters(m)

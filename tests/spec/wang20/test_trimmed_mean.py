@@ -93,7 +93,7 @@ def _grid_check(values, size, m, a, b, t):
 
 
 def test_smooth_bound_exhaustive_grid():
-    # math-notes 2.7's grid with two far values added, so that the printed bound is exercised
+    # sizes 5 over {-2, ..., 6} with two far values added, so that the printed bound is exercised
     values = list(range(-2, 7)) + [-1000, 1000]
     count, bad_ls, bad_terms, bad_corrected, bad_printed = _grid_check(values, 5, 1, 0, 4, 0.01)
     assert count == 3003
