@@ -37,20 +37,8 @@ __all__ = [
 
 
 def as_relation(relation) -> Neighbouring:
-    """A :class:`Neighbouring` from the enum itself or its value (``"replace-one"``,
-    ``"add/remove-one"``; ``"add-remove-one"`` is accepted as a spelling of the latter)."""
-    if isinstance(relation, Neighbouring):
-        return relation
-    if isinstance(relation, str):
-        text = relation.strip().lower().replace("_", "-")
-        if text in ("add-remove-one", "add/remove-one"):
-            return Neighbouring.ADD_REMOVE_ONE
-        if text == "replace-one":
-            return Neighbouring.REPLACE_ONE
-        raise ParameterError(
-            f"relation ({relation!r}) must be one of 'replace-one', 'add/remove-one'"
-        )
-    raise TypeError(f"relation ({relation!r}) must be a spec.record.Neighbouring or a string")
+    """A :class:`Neighbouring` from the enum or its value (:meth:`Neighbouring.parse`)."""
+    return Neighbouring.parse(relation)
 
 
 def _column(name: str, value) -> np.ndarray:

@@ -16,16 +16,21 @@ Options
 False alarms
 ------------
 Tests marked ``audit`` audit *correct* mechanisms: a failure is a false alarm. The family-wise
-budget :data:`FAMILY_ALPHA` = 0.01 is split into :data:`FAMILY_SLOTS` = 64 equal slots and
-each audit gets one, ``alpha = 0.01 / max(K, 64)`` with ``K`` the number of collected audits,
-so by the union bound (Bonferroni) a whole run raises a false alarm with probability at most
-0.01. A fixed number of slots, rather than ``0.01 / K``, makes a test's alpha -- hence its run
-counts, its numbers and its verdict -- the same whether it runs alone, in a ``-k`` selection or
-in the full suite (``K`` depends on what was collected: a node id collects one test). The
-repository's suite has at most 64 audits (a test in ``tests/`` checks it); a collection of more
-than 64 falls back to ``0.01 / K``, which keeps the family-wise bound but not the
-reproducibility of selections, and the summary says so. Tests marked ``planted`` (bugs that
-must be flagged) get the same alpha: a flagged bug is flagged at the strict level.
+budget :data:`FAMILY_ALPHA` = 0.01 is split hierarchically (:mod:`audits.budget`): the
+primitives, each paper, and audits outside ``audits/suite`` get fixed shares, and each audit gets
+one of its share's fixed slots, so a whole run raises a false alarm with probability at most
+0.01 (Bonferroni), adding a paper changes no other audit's alpha, and a test's alpha -- hence
+its run counts, numbers and verdict -- is the same whether it runs alone, in a ``-k`` selection
+or in the full suite. A share with more audits than slots falls back to ``share alpha / K``
+(within budget, but selections no longer reproduce the full run), and the summary says so.
+Tests marked ``planted`` (bugs that must be flagged) get the alpha of their share's slot: a
+flagged bug is flagged at the strict level.
+
+Seeds
+-----
+A test's seed is derived from the global seed and the test's file *name* and test name
+(``audits/<file>::<test>``), not its folder, so reorganising folders changes no number; file
+names in the suite are therefore unique.
 
 The ``audit`` fixture
 ---------------------
@@ -40,11 +45,13 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass, field
+from pathlib import PurePosixPath
 
 import numpy as np
 import pytest
 
-from audits import stats
+from audits import budget, stats
+from audits.budget import FAMILY_ALPHA
 from audits.privacy import MIN_RUNS
 from audits.report import Report
 from reference.rng import fresh_seed
@@ -52,20 +59,14 @@ from spec.errors import ParameterError
 
 __all__ = [
     "FAMILY_ALPHA",
-    "FAMILY_SLOTS",
     "DEFAULT_SEED",
     "TIERS",
     "POWER",
     "AuditContext",
     "derive_seed",
-    "per_audit_alpha",
+    "seed_key",
 ]
 
-#: Family-wise false-alarm rate of one whole ``pytest audits`` run.
-FAMILY_ALPHA = 0.01
-#: Equal shares of :data:`FAMILY_ALPHA`, one per audit: alpha does not depend on the selection
-#: as long as at most this many audits are collected.
-FAMILY_SLOTS = 64
 #: Default global seed (documented so that CI runs are reproducible).
 DEFAULT_SEED = 14057085
 #: Tier -> noise multiplier of the bug the run counts must catch.
@@ -84,11 +85,14 @@ def derive_seed(global_seed: int, nodeid: str) -> int:
     return int(state[0] >> np.uint64(1))
 
 
-def per_audit_alpha(audits: int, family_alpha: float = FAMILY_ALPHA,
-                    slots: int = FAMILY_SLOTS) -> float:
-    """Bonferroni share ``family_alpha / max(audits, slots, 1)``: one of ``slots`` equal shares,
-    or of ``audits`` shares when more audits than slots were collected."""
-    return family_alpha / max(int(audits), int(slots), 1)
+def seed_key(nodeid: str) -> str:
+    """The part of a node id a seed depends on: ``audits/<file name>::<test>`` (no folders)."""
+    path, sep, rest = nodeid.partition("::")
+    return f"audits/{PurePosixPath(path).name}{sep}{rest}"
+
+
+def _share(nodeid: str) -> budget.Share:
+    return budget.share_of(nodeid.partition("::")[0])
 
 
 @dataclass
@@ -96,15 +100,29 @@ class _State:
     seed: int
     tier: str
     report_dir: str | None
+    counts: dict = field(default_factory=dict)  # share name -> collected audits
     audits: int = 0
     planted: int = 0
     report: Report | None = None
     markers: dict = field(default_factory=dict)
     report_paths: dict | None = None
 
-    @property
-    def alpha(self) -> float:
-        return per_audit_alpha(self.audits)
+    def alpha(self, nodeid: str) -> float:
+        share = _share(nodeid)
+        return budget.per_audit_alpha(share, self.counts.get(share.name, 0))
+
+    def split(self) -> list[dict]:
+        """The budget split of this run: one row per share that collected audits or twins."""
+        rows = []
+        for share in budget.SHARES:
+            k = self.counts.get(share.name, 0)
+            twins = sum(1 for nid, m in self.markers.items() if m == "planted" and _share(nid) is share)
+            if k or twins:
+                rows.append({"share": share.name, "fraction": str(share.fraction), "share_alpha": share.alpha,
+                             "slots": share.slots, "audits": k, "planted": twins,
+                             "per_audit_alpha": budget.per_audit_alpha(share, k),
+                             "over_budget_slots": k > share.slots})
+        return rows
 
     @property
     def factor(self) -> float:
@@ -197,7 +215,7 @@ def pytest_configure(config):
                    tier=config.getoption("--audit-tier"),
                    report_dir=config.getoption("--audit-report"))
     state.report = Report(seed=state.seed, tier=state.tier, family_alpha=FAMILY_ALPHA,
-                          per_audit_alpha=state.alpha, factor=state.factor, power=POWER)
+                          factor=state.factor, power=POWER)
     config.stash[_STATE] = state
 
 
@@ -211,17 +229,24 @@ def pytest_report_header(config):
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(session, config, items):
-    # Runs before -k/-m deselection. K only matters when it exceeds FAMILY_SLOTS.
+    # Runs before -k/-m deselection. The counts only matter when a share exceeds its slots.
     state = config.stash[_STATE]
-    state.audits = sum(1 for it in items if it.get_closest_marker("audit") is not None)
-    state.planted = sum(1 for it in items if it.get_closest_marker("planted") is not None)
     for it in items:
+        if it.get_closest_marker("audit") is not None or it.get_closest_marker("planted") is not None:
+            try:
+                _share(it.nodeid)
+            except KeyError as err:
+                raise pytest.UsageError(str(err.args[0])) from None
         if it.get_closest_marker("audit") is not None:
             state.markers[it.nodeid] = "audit"
+            name = _share(it.nodeid).name
+            state.counts[name] = state.counts.get(name, 0) + 1
         elif it.get_closest_marker("planted") is not None:
             state.markers[it.nodeid] = "planted"
+    state.audits = sum(state.counts.values())
+    state.planted = sum(1 for m in state.markers.values() if m == "planted")
     r = state.report
-    r.audits, r.planted, r.per_audit_alpha = state.audits, state.planted, state.alpha
+    r.audits, r.planted, r.split = state.audits, state.planted, state.split()
 
 
 @pytest.fixture
@@ -230,8 +255,8 @@ def audit(request) -> AuditContext:
     ``record(result)``."""
     state = request.config.stash[_STATE]
     nodeid = request.node.nodeid
-    return AuditContext(nodeid=nodeid, tier=state.tier, seed=derive_seed(state.seed, nodeid),
-                        alpha=state.alpha, factor=state.factor, power=POWER,
+    return AuditContext(nodeid=nodeid, tier=state.tier, seed=derive_seed(state.seed, seed_key(nodeid)),
+                        alpha=state.alpha(nodeid), factor=state.factor, power=POWER,
                         family_alpha=FAMILY_ALPHA, _report=state.report,
                         _marker=state.markers.get(nodeid))
 
@@ -280,13 +305,16 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config):
     tr.section("dperm audits")
     tr.write_line(f"tier {state.tier} (run counts sized to flag noise x{state.factor:g} at power "
                   f"{POWER:g}); seed {state.seed}")
-    tr.write_line(f"family-wise false-alarm rate <= {FAMILY_ALPHA:g}: {state.audits} audits at "
-                  f"alpha = {state.alpha:.4g} each (Bonferroni over {max(state.audits, FAMILY_SLOTS)} "
-                  f"slots); {state.planted} planted-bug tests at the same alpha")
-    if state.audits > FAMILY_SLOTS:
-        tr.write_line(f"more audits ({state.audits}) than budget slots ({FAMILY_SLOTS}): alpha "
-                      f"depends on the selection; a subset of these tests will not reproduce "
-                      f"this run's numbers")
+    tr.write_line(f"family-wise false-alarm rate <= {FAMILY_ALPHA:g} (Bonferroni), split by share: "
+                  + "; ".join(f"{r['share']} {r['share_alpha']:.4g} = {r['audits']} audits at "
+                              f"{r['per_audit_alpha']:.4g} ({r['slots']} slots)" for r in state.split()
+                              if r["audits"])
+                  + f"; {state.planted} planted-bug tests at their share's slot alpha")
+    for r in state.split():
+        if r["over_budget_slots"]:
+            tr.write_line(f"share {r['share']}: more audits ({r['audits']}) than slots ({r['slots']}): "
+                          "alpha depends on the selection; a subset of these tests will not reproduce "
+                          "this run's numbers")
     n_results = sum(len(e.results) for e in entries)
     refuted = sum(1 for e in entries for r in e.results if getattr(r, "violated", False))
     failed_rates = sum(1 for e in entries for r in e.results if getattr(r, "passed", True) is False)

@@ -140,6 +140,7 @@ counts are large.
 
 from __future__ import annotations
 
+import inspect
 import math
 from dataclasses import asdict, dataclass, field
 from typing import Any, Callable, Mapping
@@ -435,8 +436,22 @@ def _name(mechanism) -> str:
     return getattr(mechanism, "__qualname__", None) or getattr(mechanism, "__name__", None) or type(mechanism).__name__
 
 
+def _takes_keywords(mechanism) -> bool:
+    """Whether ``mechanism`` accepts ``runs=`` and ``rng=`` as keywords (reference mechanisms
+    and most user functions ``def mechanism(data, runs, rng)``); otherwise it is called
+    positionally ``mechanism(data, runs, rng)``."""
+    try:
+        params = inspect.signature(mechanism).parameters
+    except (TypeError, ValueError):  # builtins and other objects without a signature
+        return False
+    if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values()):
+        return True
+    keyword = (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)
+    return all(name in params and params[name].kind in keyword for name in ("runs", "rng"))
+
+
 def _call(mechanism, data, n: int, rng, name: str) -> np.ndarray:
-    out = mechanism(data, n, rng)
+    out = mechanism(data, runs=n, rng=rng) if _takes_keywords(mechanism) else mechanism(data, n, rng)
     try:
         arr = np.asarray(out)
     except Exception:  # pragma: no cover - exotic objects

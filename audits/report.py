@@ -20,7 +20,6 @@ import math
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 __all__ = ["Report", "matplotlib_available"]
 
@@ -58,9 +57,9 @@ class Report:
         ``smoke``, ``standard`` or ``deep``.
     family_alpha : float
         Family-wise false-alarm rate the run is held to.
-    per_audit_alpha : float
-        Error level given to each audit (``family_alpha / max(audits, slots)``, see
-        :mod:`audits.plugin`).
+    split : list of dict
+        The budget split (:mod:`audits.budget`): per share its fraction, alpha, slots, collected
+        audits and twins, and the per-audit alpha.
     audits, planted : int
         Number of collected tests marked ``audit`` and ``planted``.
     factor : float
@@ -69,13 +68,13 @@ class Report:
         Target power of the run counts.
     """
 
-    def __init__(self, *, seed: int, tier: str, family_alpha: float, per_audit_alpha: float,
+    def __init__(self, *, seed: int, tier: str, family_alpha: float, split: list | None = None,
                  audits: int = 0, planted: int = 0, factor: float | None = None,
                  power: float | None = None):
         self.seed = seed
         self.tier = tier
         self.family_alpha = family_alpha
-        self.per_audit_alpha = per_audit_alpha
+        self.split = list(split or [])
         self.audits = audits
         self.planted = planted
         self.factor = factor
@@ -125,7 +124,7 @@ class Report:
             "seed": self.seed,
             "tier": self.tier,
             "family_alpha": self.family_alpha,
-            "per_audit_alpha": self.per_audit_alpha,
+            "budget_split": self.split,
             "audits": self.audits,
             "planted": self.planted,
             "bug_factor": self.factor,
@@ -164,10 +163,15 @@ class Report:
                if self.factor is not None and self.power is not None else ""),
             f"* seed: **{self.seed}** -- reproduce with `{self.command()}`",
             f"* family-wise false-alarm rate: at most **{self.family_alpha:g}** over "
-            f"{self.audits} audits of correct mechanisms (Bonferroni: each audit at "
-            f"alpha = {self.per_audit_alpha:.4g}, one of "
-            f"{round(self.family_alpha / self.per_audit_alpha)} equal shares)",
-            f"* planted-bug tests: {self.planted}, at the same per-audit alpha",
+            f"{self.audits} audits of correct mechanisms (Bonferroni), split into fixed shares "
+            "and slots (`audits.budget`):",
+            "",
+            "| share | fraction of the budget | share alpha | slots | audits | planted twins | alpha per audit |",
+            "| --- | --- | --- | --- | --- | --- | --- |",
+            *[f"| {r['share']} | {r['fraction']} | {r['share_alpha']:.4g} | {r['slots']} | {r['audits']} | "
+              f"{r['planted']} | {r['per_audit_alpha']:.4g} |" for r in self.split],
+            "",
+            f"* planted-bug tests: {self.planted}, each at its share's per-audit alpha",
             "",
             "## Results",
             "",

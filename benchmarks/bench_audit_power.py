@@ -4,7 +4,7 @@ Run from the repository root::
 
     python benchmarks/bench_audit_power.py [--seed S] [--reps R] [--jobs J] [--quick]
 
-Every audit uses the replace-one pair of ``audits/test_primitives.py``: five scalar records,
+Every audit uses the replace-one pair of ``audits/suite/primitives/test_primitives.py``: five scalar records,
 the first ``+1/2`` replaced by ``-1/2``, so the released sum moves by the full replace-one
 sensitivity 1 (``data_norm = 1/2``) and the mechanisms' exact profiles are attained.
 
@@ -16,7 +16,7 @@ Sections (each prints one plain-text table):
    (eps = 1, delta = 1e-5; point mode and profile mode against ``GaussianMechanism.profile()``).
    Mean, median and 10% quantile over seeded repetitions, and the fraction flagged.
 2. *Power*: detection rate (fraction of repetitions with ``violated``) of the Gaussian with its
-   noise scaled by ``factor`` (:func:`audits.planted.gaussian_scaled_noise`), claim
+   noise scaled by ``factor`` (:func:`audits.twins.primitives.gaussian_scaled_noise`), claim
    (1, 1e-5), at 2e5 runs per dataset, point mode and profile mode, with Clopper-Pearson 95%
    intervals; plus the run count :func:`audits.stats.runs_for_gaussian` predicts for power 0.9
    at factor 0.9 in profile mode, and the power measured at that count.
@@ -53,7 +53,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # run without i
 
 import numpy as np  # noqa: E402
 
-from audits import audit_privacy, planted, replace_one, stats  # noqa: E402
+from audits import audit_privacy, replace_one, stats  # noqa: E402
+from audits.twins import primitives as planted  # noqa: E402
 from reference import mechanisms as mech  # noqa: E402
 
 #: Default master seed (printed; pass ``--seed`` to change it).

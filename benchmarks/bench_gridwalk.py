@@ -31,7 +31,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # run without i
 import numpy as np  # noqa: E402
 
 from reference import domains, losses  # noqa: E402
-from reference import gridwalk as gw  # noqa: E402
+from reference.bst14 import grid_walk as gw  # noqa: E402
 from spec.errors import PrivacyLeakWarning  # noqa: E402
 
 PROBLEMS = (

@@ -7,10 +7,15 @@ dperm never touches numpy's global random state. Every random function takes a k
 from __future__ import annotations
 
 import numbers
+from typing import Union
 
 import numpy as np
 
-__all__ = ["as_generator", "fresh_seed"]
+__all__ = ["RngLike", "as_generator", "resolve", "fresh_seed"]
+
+#: What every ``rng=`` keyword accepts: ``None`` (fresh entropy), an ``int`` seed (>= 0), a
+#: :class:`numpy.random.SeedSequence` or a :class:`numpy.random.Generator`.
+RngLike = Union[None, int, np.random.SeedSequence, np.random.Generator]
 
 
 def as_generator(rng=None) -> np.random.Generator:
@@ -50,6 +55,30 @@ def as_generator(rng=None) -> np.random.Generator:
     raise TypeError(
         f"rng ({rng!r}) must be a numpy Generator, SeedSequence, int or None, got {type(rng).__name__}"
     )
+
+
+def resolve(rng: RngLike = None) -> tuple[np.random.Generator, int | None]:
+    """``(generator, seed)``: the Generator of :func:`as_generator` and the integer that reproduces
+    its stream with ``rng=seed``.
+
+    ``seed`` is the int itself, the entropy of fresh OS randomness (``rng=None``: the run is
+    reproducible afterwards from the result it reports) or of a SeedSequence without a spawn key;
+    ``None`` for a caller-owned Generator (its state, not a seed, determines the stream) or a
+    spawned SeedSequence.
+
+    >>> g, seed = resolve(7)
+    >>> seed, float(g.random()) == float(as_generator(7).random())
+    (7, True)
+    """
+    if rng is None:
+        seed = int(np.random.SeedSequence().entropy)
+        return np.random.default_rng(seed), seed
+    if isinstance(rng, np.random.SeedSequence) and not rng.spawn_key and isinstance(rng.entropy, int):
+        return as_generator(rng), int(rng.entropy)
+    gen = as_generator(rng)
+    if isinstance(rng, numbers.Integral) and not isinstance(rng, (bool, np.bool_)):
+        return gen, int(rng)
+    return gen, None
 
 
 def fresh_seed() -> int:

@@ -58,6 +58,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from reference.arrays import finite as _finite
+from reference.arrays import real_array as _numeric_array
+from reference.arrays import vector as _vector
 from reference.domains import (
     Box,
     Domain,
@@ -67,9 +70,6 @@ from reference.domains import (
     Polytope,
     Rp,
     Simplex,
-    _numeric_array,
-    _finite,
-    _vector,
 )
 from reference.losses import Loss
 from spec import validate
@@ -160,9 +160,9 @@ def _check_domain_radius(loss, domain):
     limit = getattr(loss, "domain_radius", None)
     if limit is None:
         return
-    if not domain.radius <= float(limit) * (1.0 + 1e-12):
+    if not domain.max_norm <= float(limit) * (1.0 + 1e-12):
         raise ParameterError(
-            f"domain ({domain!r}, radius {domain.radius!r}) must lie within the loss's domain_radius "
+            f"domain ({domain!r}, radius {domain.max_norm!r}) must lie within the loss's domain_radius "
             f"({limit!r}): the loss constants hold only there"
         )
 
@@ -179,7 +179,7 @@ def _check_regulariser(reg, domain):
             raise TypeError(f"regulariser ({type(reg).__name__}) must provide value(theta) and gradient(theta)")
     consts = getattr(reg, "constants", None)
     if callable(consts):  # reference.losses style: constants(*, dim, domain_radius)
-        radius = domain.radius if domain.bounded else None
+        radius = domain.max_norm if domain.bounded else None
         try:
             consts = consts(dim=domain.dim, domain_radius=radius)
         except ParameterError as exc:
@@ -291,7 +291,7 @@ def _certify_smooth(obj, domain, theta):
 
     if domain.bounded:
         # F(theta) - F* <= max_{x in C} <G, theta - x>, G the exact gradient
-        size = float(np.linalg.norm(theta)) + domain.radius
+        size = float(np.linalg.norm(theta)) + domain.max_norm
         best = float(grad @ theta + domain.support(-grad)) + (err + rnd) * size
     distance = math.inf
     if mu > 0:
@@ -309,7 +309,7 @@ def _certify_smooth(obj, domain, theta):
         else:
             # x is only near the maximiser: max phi <= phi(x) + max_z <grad phi(x), z - x>, a
             # Frank-Wolfe term that needs only the support function
-            size = float(np.linalg.norm(x)) + domain.radius
+            size = float(np.linalg.norm(x)) + domain.max_norm
             sc += float(domain.support(v) - v @ x) + 2.0 * (p + 4) * _EPS * float(np.linalg.norm(v)) * size
         # an error e in the gradient moves max phi by at most |e| |theta - x| + |e|^2 / (2 mu)
         sc += err * dist + err * err / (2 * mu) + (rnd + 4 * _EPS * mu * dist) * dist
@@ -367,7 +367,7 @@ def _solve_fista(obj, domain, theta0, tolerance, max_iterations, distance_tolera
             y = new + ((t - 1.0) / t_new) * (new - theta)
         theta, t = new, t_new
         if k % 10 == 0 or k == 1 or k == max_iterations:
-            point = theta if domain.exact_projection else domain._make_feasible(theta)
+            point = theta if domain.exact_projection else domain.make_feasible(theta)
             gap, kind, distance = _certify_smooth(obj, domain, point)
             history.append(gap)
             if gap < best[0] * (1 - 1e-3) or distance < best[3] * (1 - 1e-3):
@@ -412,7 +412,7 @@ def _describe(domain, lp):
     if isinstance(domain, Box):
         lp.tighten(domain.lower, domain.upper)
     elif isinstance(domain, L1Ball):
-        r = domain.radius
+        r = domain.max_norm
         start = lp.add_aux(p, (0, None))  # s_i >= |x_i|, sum s <= r
         for i in range(p):
             for sign in (1.0, -1.0):
@@ -485,7 +485,7 @@ def _solve_cutting_plane(obj, domain, theta0, tolerance, max_iterations):
 
     slopes, intercepts, owners = [], [], []  # cut of term i: t_i >= intercept + <slope, x>
     sep_rows, sep_rhs = [], []
-    size = domain.radius  # every visited point is in C, so ||theta_k|| <= radius
+    size = domain.max_norm  # every visited point is in C, so ||theta_k|| <= radius
     state = {"best": theta0, "upper": math.inf, "lower": -math.inf, "slack": 0.0}
 
     def lower_bound(weights, s, icpt):
@@ -563,13 +563,13 @@ def _solve_cutting_plane(obj, domain, theta0, tolerance, max_iterations):
                 point = refined
                 for ball in balls:
                     y = ball.project(refined) - ball.center
-                    if np.linalg.norm(refined - ball.center) >= ball.ball_radius * (1 - 1e-9) and np.any(y):
+                    if np.linalg.norm(refined - ball.center) >= ball.radius * (1 - 1e-9) and np.any(y):
                         row = np.zeros(width)
                         row[:p] = y
                         sep_rows.append(row)
                         sep_rhs.append(float(ball.support(y)))
         # the master solution, made feasible, is the next point
-        theta = domain._make_feasible(point)
+        theta = domain.make_feasible(point)
         v, s, _ = obj.terms(theta)
         visit(theta, v, s)
         history.append(state["upper"] - state["lower"])
@@ -588,7 +588,7 @@ def _model_over_balls(cost, a_ub, b_ub, a_eq, b_eq, bounds, balls, z0, p):
     if a_eq is not None:
         cons.append({"type": "eq", "fun": lambda z: a_eq @ z - b_eq, "jac": lambda z: a_eq})
     for ball in balls:
-        a, r = ball.center, ball.ball_radius
+        a, r = ball.center, ball.radius
 
         def fun(z, a=a, r=r):
             d = z[:p] - a
@@ -710,7 +710,7 @@ def minimise(
         theta0 = domain.interior_point()
     else:
         theta0 = _vector("x0", x0, p)
-    theta0 = domain._make_feasible(domain.project(theta0))
+    theta0 = domain.make_feasible(domain.project(theta0))
 
     if obj.smoothness == 0.0:
         method, default_its = "lmo", 1

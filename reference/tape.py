@@ -38,7 +38,7 @@ from typing import Any
 
 import numpy as np
 
-from reference.rng import as_generator
+from reference.rng import RngLike, resolve
 from spec.errors import ParameterError
 
 __all__ = [
@@ -70,7 +70,13 @@ def _shape(shape) -> tuple[int, ...]:
 
 
 class NoiseSource:
-    """Interface every algorithm draws through. Subclasses implement :meth:`_draw`."""
+    """Interface every algorithm draws through. Subclasses implement :meth:`_draw`.
+
+    :attr:`seed`: the integer that reproduces this source's draws with ``rng=seed``, when there
+    is one (``None`` for a replayed tape or a caller-owned Generator).
+    """
+
+    seed: int | None = None
 
     def normal(self, label: str, shape) -> np.ndarray:
         """Standard normal draws."""
@@ -129,10 +135,14 @@ def _generate(gen: np.random.Generator, kind: str, params: dict, shape: tuple) -
 
 
 class Fresh(NoiseSource):
-    """Draw from a Generator (``rng`` as accepted by :func:`reference.rng.as_generator`)."""
+    """Draw from a Generator (``rng`` as accepted by :func:`reference.rng.as_generator`).
 
-    def __init__(self, rng=None):
-        self.generator = as_generator(rng)
+    :attr:`seed` is the integer that reproduces the draws with ``rng=seed``, or ``None`` when the
+    caller passed a Generator (:func:`reference.rng.resolve`).
+    """
+
+    def __init__(self, rng: RngLike = None):
+        self.generator, self.seed = resolve(rng)
 
     def _draw(self, label, kind, params, shape):
         return _generate(self.generator, kind, params, shape)

@@ -80,6 +80,7 @@ PRIMITIVE_MODULES: tuple[str, ...] = (
     "zcdp",
     "rdp",
     "profiles",
+    "sensitivity",
 )
 
 

@@ -179,13 +179,13 @@ ADVANCED_PER_STEP = SpecRecord(
             "e^(s/2) - 1 <= s, true for s < 1 (module docstring). Without the condition: k = 1, "
             "epsilon' = 0.9, delta' = 0.9 composes to 2.08 > 0.9. wang19 Lemma 1 prints "
             "ln(1/(delta t')) where ln(1/delta') is meant (an extraction garble).",
-            ("tests/test_spec_composition.py::test_form_b_hidden_condition",),
+            ("tests/spec/test_composition.py::test_form_b_hidden_condition",),
         ),
     ),
     notes=(
         "wang19 Lemma 1 is this corollary; wang19 Algorithm 4 uses it with k = T and delta' = delta.",
         "Over k <= 1e6, epsilon' in [1e-3, 0.999], delta' in [1e-9, 0.5] the composed epsilon is at "
-        "most 0.73 epsilon' (tests/test_spec_composition.py::test_form_b_grid).",
+        "most 0.73 epsilon' (tests/spec/test_composition.py::test_form_b_grid).",
     ),
 )
 
@@ -227,7 +227,7 @@ BBKN14 = SpecRecord(
             "eps <= 1, so the lemma holds as printed. The condition eps <= 1 matters: for small gamma "
             "the tight value exceeds 2 gamma eps once e^eps - 1 > 2 eps, i.e. eps > 1.2564. For "
             "(epsilon, delta) mechanisms use subsampling.bbg18.",
-            ("tests/test_spec_composition.py::test_bbkn14_is_valid_but_loose",),
+            ("tests/spec/test_composition.py::test_bbkn14_is_valid_but_loose",),
         ),
     ),
 )

@@ -142,7 +142,7 @@ OSCILLATION = SpecRecord(
             "2 L ||C||_2 and c = epsilon / (2 L ||C||_2) is epsilon-DP. The test computes the exact "
             "maximal log-ratio on random finite score pairs and checks it is at most c * osc, and "
             "that the bound is attained in the limit.",
-            ("tests/test_spec_exponential.py::test_oscillation_bound_on_random_score_pairs",),
+            ("tests/spec/test_exponential.py::test_oscillation_bound_on_random_score_pairs",),
         ),
     ),
     notes=(
@@ -219,7 +219,7 @@ REPORT_NOISY_MAX = SpecRecord(
             "2 Delta/epsilon. With Delta/epsilon and two candidates whose scores move in opposite "
             "directions the privacy loss tends to 2 epsilon. The test computes the exact output "
             "distribution by quadrature for both scales.",
-            ("tests/test_spec_exponential.py::test_report_noisy_max_scales",),
+            ("tests/spec/test_exponential.py::test_report_noisy_max_scales",),
         ),
     ),
     notes=(

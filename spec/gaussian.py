@@ -28,7 +28,6 @@ and the larger estimate plus their difference is rounded up.
 from __future__ import annotations
 
 import math
-import warnings
 from typing import Callable
 
 import mpmath
@@ -36,7 +35,7 @@ import sympy as sp
 from sympy.utilities.lambdify import implemented_function
 
 from spec import validate
-from spec.errors import ParameterError, PrivacyLeakWarning, PrivacyParameterError
+from spec.errors import ParameterError, PrivacyParameterError
 from spec.record import (
     PRECISION_DIGITS,
     Assumption,
@@ -160,12 +159,12 @@ CLASSIC = SpecRecord(
             "delta = 1e-5 the exact delta is 2.3e-5; at epsilon = 20 it is 1.5e-3. dperm keeps the "
             "precondition (classic_sigma raises AssumptionError for epsilon >= 1) and offers "
             "analytic_sigma for every epsilon.",
-            ("tests/test_spec_gaussian.py::test_classic_failure_epsilon_at_1e_5",),
+            ("tests/spec/test_gaussian.py::test_classic_failure_epsilon_at_1e_5",),
         ),
     ),
     notes=(
         "Used as printed by wang17 and wang19 (wang19 Definition 5); zhang17 prints ln(2/delta) "
-        "(zhang17.thm_1_gaussian).",
+        "(zhang17.thm_1).",
         "Theorem A.1 asks for c^2 > 2 ln(1.25/delta) strictly; the formula takes equality. The exact "
         "profile shows the equality case is (epsilon, delta)-DP for epsilon < 1 as well.",
         "The exact profile of the noise this adds is gaussian.profile(sigma=..., sensitivity=...).",
@@ -543,7 +542,7 @@ def failure_epsilon(record: SpecRecord, delta) -> float:
     ----------
     record : SpecRecord
         A record with a formula ``sigma`` in the canonical names ``epsilon``, ``delta`` and
-        ``sensitivity`` (``gaussian.classic``, ``zhang17.thm_1_gaussian``).
+        ``sensitivity`` (``gaussian.classic``, ``zhang17.thm_1``).
     delta : float
         In ``(0, 1)``.
 

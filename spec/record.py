@@ -30,7 +30,7 @@ import mpmath
 import sympy as sp
 
 from spec import validate
-from spec.errors import AssumptionError
+from spec.errors import AssumptionError, ParameterError
 from spec.vocabulary import VOCABULARY
 
 __all__ = [
@@ -67,6 +67,25 @@ class Neighbouring(enum.Enum):
     """|D| = |D'| = n and the datasets differ in exactly one record (substitution)."""
     ADD_REMOVE_ONE = "add/remove-one"
     """D' is D with one record added or removed."""
+
+    @classmethod
+    def parse(cls, relation) -> "Neighbouring":
+        """The relation from the enum itself or its value (``"replace-one"``,
+        ``"add/remove-one"``; ``"add-remove-one"`` is accepted as a spelling of the latter).
+
+        >>> Neighbouring.parse("add-remove-one") is Neighbouring.ADD_REMOVE_ONE
+        True
+        """
+        if isinstance(relation, cls):
+            return relation
+        if isinstance(relation, str):
+            text = relation.strip().lower().replace("_", "-")
+            if text in ("add-remove-one", "add/remove-one"):
+                return cls.ADD_REMOVE_ONE
+            if text == "replace-one":
+                return cls.REPLACE_ONE
+            raise ParameterError(f"relation ({relation!r}) must be one of 'replace-one', 'add/remove-one'")
+        raise TypeError(f"relation ({relation!r}) must be a spec.record.Neighbouring or a string")
 
 
 class LossForm(enum.Enum):

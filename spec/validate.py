@@ -18,8 +18,8 @@ import math
 import numbers
 import operator
 
-from spec.vocabulary import VOCABULARY
 from spec.errors import ParameterError, PrivacyParameterError
+from spec.vocabulary import VOCABULARY
 
 __all__ = [
     "real",

@@ -65,12 +65,14 @@ _TERMS = (
                     "profile delta(epsilon) is taken", privacy=True),
     Term("epsilon_prime", "a second epsilon at which a pure-DP profile is taken", privacy=True),
     Term("epsilon_total", "target epsilon' of a whole composition (solved for the per-step budget)", privacy=True),
-    Term("failure_probability", "failure probability delta' of a utility statement that holds with "
-                                "probability 1 - delta' (wang20 Lemma 3, Algorithm 4, Theorems 6-8); not a "
-                                "privacy parameter"),
+    Term("failure_probability", "probability with which a high-probability utility bound may fail "
+                                "(zhang17 gamma; wang20 delta' of Lemma 3, Algorithm 4, Theorems 6-8); "
+                                "not a privacy parameter"),
     Term("gradient_bound", "G with E||G_t||^2 <= G^2: second-moment bound of a stochastic gradient "
                            "(bst14 Lemmas II.5-II.6; not the Lipschitz constant)"),
     Term("grid_size", "cells per edge N of a grid-walk sampler's grid (spacing h = tau/N)", integer=True),
+    Term("initial_gap", "public upper bound h_0 on F(w_0, S) - min F(., S) over every dataset S (zhang17 "
+                        "beta D_F^2 / 2 with D_F data-dependent; wang19 h_0)"),
     Term("inner_radius", "radius r of a ball around the public gauge centre that lies inside C"),
     Term("learning_rate", "step size eta of a gradient method"),
     Term("linf_diameter", "l-infinity diameter tau of C (edge of the enclosing cube)"),
@@ -81,16 +83,22 @@ _TERMS = (
                        "to it)"),
     Term("mean_upper", "upper end b of the public interval [a, b] of mean_lower"),
     Term("minimal_risk", "minimal population risk L_D(w*) (the multiplicative factor of wang20 Theorem 2)"),
+    Term("minimiser_norm", "bound D on the norm of the empirical minimiser, ||w_hat(S)|| <= D for every "
+                           "dataset S (zhang17 D; with w_0 = 0 it bounds ||w_0 - w_hat||)"),
     Term("n", "number of records (dataset size)", integer=True),
     Term("noise_multiplier", "sigma / sensitivity of a Gaussian mechanism", privacy=True),
     Term("noise_precision", "precision beta (inverse variance) of the multiplicative noise N(0, 1/beta) "
                             "that the Catoni-Giulini estimator smooths over (wang20 beta of eq. 9, Lemma 3 "
                             "and Algorithm 4; renamed: wang20 also uses beta for smoothness)"),
+    Term("norm_bound", "bound R on the norm of every term of a sum or average query (a record, or "
+                       "a per-example gradient: then a Lipschitz constant)", privacy=True),
     Term("order", "Renyi order alpha > 1 of an RDP statement", privacy=True),
     Term("oscillation", "sup over neighbours of (sup h - inf h), h = u(D, .) - u(D', .), of an "
                         "exponential mechanism's score"),
     Term("output_bound", "bound Lambda on the l1 norm of every output of f in sample-and-aggregate "
                          "(wang20 Theorem 1; NRS07)"),
+    Term("population_minimiser_norm", "bound R on the norm of the population risk minimiser w* "
+                                      "(zhang17 R: the loss is Lipschitz on the ball of radius R)"),
     Term("rdp", "Renyi divergence value R(alpha) of a mechanism at one order", privacy=True),
     Term("retries", "number of tries of a rejection step before its fallback", integer=True),
     Term("rho", "zCDP parameter rho", privacy=True),
@@ -107,7 +115,7 @@ _TERMS = (
     Term("smoothness", "smoothness (gradient Lipschitz constant) of every per-example loss "
                        "(zhang17, wang20 beta; wang17, wang19 L)"),
     Term("solver_tolerance", "certified optimality gap tau of a non-private solver (a public "
-                             "tolerance; 0 = exact minimiser)"),
+                             "tolerance; 0 = exact minimiser; it enters the sensitivity)", privacy=True),
     Term("step", "a step index t of an iterative algorithm (1-based)", integer=True),
     Term("steps", "number of iterations T, or of composed mechanisms k", integer=True, privacy=True),
     Term("strong_convexity", "strong convexity of each per-example loss (bst14 Delta, zhang17 mu, "

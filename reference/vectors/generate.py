@@ -185,8 +185,7 @@ def compute(vector: dict, tape: NoiseTape) -> dict:
         derived.update({k: float(v) for k, v in res.parameters.items()})
         # the coefficient the exact sampler used on C_0: epsilon_generic / (2 L diam(C_0)), with
         # diam(C_0) = min(||C||_2, 2 radius) (reference.domains.Intersection.diameter)
-        derived["generic_coefficient_used"] = spec.exp_sampling_coefficient(
-            epsilon=res.parameters["epsilon_generic"], lipschitz=loss.constants.lipschitz,
+        derived["generic_coefficient_used"] = spec.ALG_2.evaluate("coefficient", epsilon=res.parameters["epsilon_generic"], lipschitz=loss.constants.lipschitz,
             diameter=res.localization.localized_domain(0).diameter,
         )
         return {

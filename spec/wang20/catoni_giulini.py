@@ -40,6 +40,7 @@ from __future__ import annotations
 import mpmath
 import sympy as sp
 
+from spec import sensitivity as _sensitivity
 from spec import validate
 from spec import zcdp as _zcdp
 from spec.record import (
@@ -129,8 +130,12 @@ NOISE_PRECISION = 2 * A_LOG_PRIME
 #: Algorithm 4, line 1, prints beta = ln(1/delta') (the ERRATUM flag of wang20.lemma_3).
 NOISE_PRECISION_PRINTED = A_LOG_PRIME
 TRUNCATION_SCALE = sp.sqrt(n * v / (2 * A_LOG_PRIME))
-#: Replace-one sensitivity of one coordinate of (8): each term (s/n) E phi lies in [-c s/n, c s/n].
-COORDINATE_SENSITIVITY = 2 * s_cg * PHI_BOUND / n
+#: Replace-one sensitivity of one coordinate of (8), an average of terms s E phi(.) with |s E phi| <= c s
+#: (sensitivity.average with norm bound c s): 2 c s/n = (s/n)(4 sqrt 2/3).
+_AVG = _sensitivity.AVERAGE
+COORDINATE_SENSITIVITY = _AVG.formula("replace_one").expr.subs(
+    {_AVG.symbol("norm_bound"): s_cg * PHI_BOUND, _AVG.symbol("n"): n}, simultaneous=True
+)
 
 # Theorem 6's noise, made concrete through zCDP (zcdp.gaussian_calibration with one release).
 _GC = _zcdp.GAUSSIAN_CALIBRATION
@@ -254,7 +259,8 @@ THM_6 = register(SpecRecord(
     symbols=(S_EPS, S_DELTA, S_N, S_S_CG, S_V, S_DELTA_P),
     assumptions=(DELTA_LT_1, DELTA_PRIME_LT_1),
     formulas=(
-        Formula("sensitivity", COORDINATE_SENSITIVITY, "(s/n)(4 sqrt 2/3), replace-one", Rounding.UP),
+        Formula("sensitivity", COORDINATE_SENSITIVITY,
+                "(s/n)(4 sqrt 2/3), replace-one (sensitivity.average, norm bound 2 sqrt(2) s/3)", Rounding.UP),
         Formula("sigma", SIGMA_THM_6, "sqrt(Delta^2/(2 rho*(epsilon, delta))) (zcdp.gaussian_calibration)",
                 Rounding.UP),
         Formula("sigma_squared", SIGMA_THM_6**2, "16 s^2/(9 n^2 rho*(epsilon, delta))", Rounding.UP),

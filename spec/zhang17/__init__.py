@@ -1,21 +1,77 @@
 """Zhang, Zheng, Mou and Wang (IJCAI 2017), "Efficient private ERM for smooth objectives".
 
-Conventions (all records): average loss ``F(w) = (1/n) sum_i f(w; z_i)``; replace-one neighbours.
-The paper's symbols: ``L`` Lipschitz (``lipschitz``), ``beta`` smoothness (``smoothness``),
-``mu`` strong convexity (``strong_convexity``), ``d`` dimension (``dimension``).
+Every numbered statement of the paper as a spec record. The extracted text lost most formulas, so each
+record says which constants are sourced, which reconstructed (flag RECONSTRUCTED) and which wrong
+(flag ERRATUM); every flag names the tests that derive its claim.
 
-Modules
--------
+Conventions (all records): average loss ``F(w, S) = (1/n) sum_i f(w, xi_i)``; replace-one neighbours;
+natural logarithms. Paper symbols: ``L`` (``lipschitz``), ``beta`` (``smoothness``), ``mu``
+(``strong_convexity``), ``d`` (``dimension``), ``Delta`` (``sensitivity``), ``eta`` (``learning_rate``),
+``T`` (``steps``), ``D`` (``minimiser_norm``), ``R`` (``population_minimiser_norm``), ``gamma``
+(``failure_probability``); see :mod:`spec.zhang17.symbols`.
+
+Modules and records
+-------------------
+:mod:`spec.zhang17.preliminaries`
+    ``zhang17.assumption_1``, ``zhang17.def_1``, ``zhang17.def_2``, ``zhang17.lemma_1``.
+:mod:`spec.zhang17.stability`
+    ``zhang17.lemma_2`` (convex GD sensitivity), ``zhang17.lemma_3`` (strongly convex).
 :mod:`spec.zhang17.output_perturbation`
-    Algorithm 1 (gradient descent, then one output noise draw) and its privacy (Theorem 1).
+    ``zhang17.alg_1`` and ``zhang17.thm_1`` (both noise laws); :func:`gaussian_sigma`,
+    :func:`gaussian_failure_epsilon`, :func:`output_noise_profile`.
+:mod:`spec.zhang17.convex_utility`
+    ``zhang17.thm_2``, ``zhang17.thm_3``, ``zhang17.excess_risk_strongly_convex``,
+    ``zhang17.excess_risk_convex``.
+:mod:`spec.zhang17.rrpsgd`
+    ``zhang17.alg_2``, ``zhang17.thm_4`` (with :func:`certified_epsilon`,
+    :func:`certified_epsilon_grid`), ``zhang17.thm_5``, ``zhang17.lemma_4``, ``zhang17.thm_6``.
+:mod:`spec.zhang17.table`
+    ``zhang17.table_1`` (the paper's comparison with bst14).
+
+What the reference evaluates
+----------------------------
+Algorithm 1, strongly convex: ``THM_2`` formulas ``learning_rate``, ``sensitivity`` (or
+``sensitivity_tight``), ``steps_pure`` / ``steps_approx``; then ``ALG_1`` formulas ``noise_rate``,
+``noise_gamma_shape``, ``noise_gamma_scale`` (delta = 0) or ``sigma`` (delta > 0) at that sensitivity.
+Convex: the same with ``THM_3`` (whose sensitivity takes the ``steps`` actually run).
+Algorithm 2: ``THM_5`` formula ``learning_rate`` (public ``initial_gap``), ``ALG_2`` formulas ``rounds``
+(R uniform on ``{1, ..., rounds}`` for the constant step) and ``sigma``.
 """
 
 from __future__ import annotations
 
-from spec.zhang17 import output_perturbation
-from spec.zhang17.output_perturbation import THM_1_GAUSSIAN, gaussian_failure_epsilon, gaussian_sigma
+from spec.zhang17 import convex_utility, output_perturbation, preliminaries, rrpsgd, stability, table
+from spec.zhang17.convex_utility import EXCESS_RISK_CONVEX, EXCESS_RISK_STRONGLY_CONVEX, THM_2, THM_3
+from spec.zhang17.output_perturbation import (
+    ALG_1,
+    THM_1,
+    gaussian_failure_epsilon,
+    gaussian_sigma,
+    output_noise_profile,
+)
+from spec.zhang17.preliminaries import ASSUMPTION_1, DEF_1, DEF_2, LEMMA_1
+from spec.zhang17.rrpsgd import (
+    ALG_2,
+    LEMMA_4,
+    THM_4,
+    THM_5,
+    THM_6,
+    CertificateRow,
+    certified_epsilon,
+    certified_epsilon_grid,
+)
+from spec.zhang17.stability import LEMMA_2, LEMMA_3
+from spec.zhang17.table import TABLE_1
 
-__all__ = ["THM_1_GAUSSIAN", "gaussian_sigma", "gaussian_failure_epsilon", "RECORDS"]
+__all__ = [
+    "ASSUMPTION_1", "DEF_1", "DEF_2", "LEMMA_1", "LEMMA_2", "LEMMA_3", "ALG_1", "THM_1", "THM_2", "THM_3",
+    "EXCESS_RISK_STRONGLY_CONVEX", "EXCESS_RISK_CONVEX", "ALG_2", "THM_4", "THM_5", "LEMMA_4", "THM_6",
+    "TABLE_1", "RECORDS", "gaussian_sigma", "gaussian_failure_epsilon", "output_noise_profile",
+    "certified_epsilon", "certified_epsilon_grid", "CertificateRow",
+]
 
 #: The records this package registers.
-RECORDS = output_perturbation.RECORDS
+RECORDS = (
+    preliminaries.RECORDS + stability.RECORDS + output_perturbation.RECORDS + convex_utility.RECORDS
+    + rrpsgd.RECORDS + table.RECORDS
+)

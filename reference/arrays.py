@@ -1,0 +1,95 @@
+"""Array helpers shared by the reference building blocks (one copy each).
+
+* :func:`l2_norm` -- the Euclidean norm along the last axis, safe for tiny and huge entries;
+* :func:`scalar_out` -- a 0-d result becomes a numpy scalar (as in scipy.stats);
+* :func:`runs` -- the one rule for the number of independent runs: an integer >= 1;
+* :func:`real_array`, :func:`finite`, :func:`vector`, :func:`points` -- input validation with
+  the project's messages (``x (shape (3,)) must have shape (..., 2)``): TypeError for non-real
+  input, :class:`~spec.errors.ParameterError` for a wrong shape or non-finite entries.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from spec import validate
+from spec.errors import ParameterError
+
+__all__ = ["l2_norm", "scalar_out", "runs", "real_array", "finite", "vector", "points"]
+
+
+def l2_norm(x: np.ndarray) -> np.ndarray:
+    """Euclidean norm along the last axis of a float array.
+
+    The entries are divided by the largest magnitude before they are squared, so vectors with
+    tiny or huge (finite) entries neither underflow nor overflow; a vector with an infinite
+    entry has norm ``inf``; the zero vector has norm 0.
+
+    >>> float(l2_norm(np.array([3e200, 4e200])))
+    5e+200
+    >>> l2_norm(np.array([[3.0, 4.0], [0.0, 0.0]])).tolist()
+    [5.0, 0.0]
+    """
+    a = np.abs(x)
+    top = np.max(a, axis=-1, initial=0.0)
+    finite = np.isfinite(top) & (top > 0)
+    safe = np.where(finite, top, 1.0)
+    y = x / safe[..., None]
+    return np.where(finite, safe * np.sqrt(np.einsum("...i,...i->...", y, y)), top)
+
+
+def scalar_out(a):
+    """``a`` itself, or its scalar when ``a`` is a 0-d array."""
+    return a[()] if isinstance(a, np.ndarray) and a.ndim == 0 else a
+
+
+def runs(value) -> int:
+    """The number of independent runs of a batched algorithm or mechanism: an integer >= 1.
+
+    >>> runs(3)
+    3
+    """
+    return validate.positive_integer("runs", value)
+
+
+def real_array(name: str, value) -> np.ndarray:
+    """``value`` as a float array; TypeError for non-real input (strings, bools, complex)."""
+    if isinstance(value, (str, bytes)) or value is None:
+        raise TypeError(f"{name} ({value!r}) must be an array of real numbers")
+    try:
+        arr = np.asarray(value)
+    except Exception as exc:  # ragged nested lists and the like
+        raise TypeError(f"{name} must be an array of real numbers ({exc})") from None
+    if arr.dtype.kind == "b":
+        raise TypeError(f"{name} must be an array of real numbers, not booleans")
+    if arr.dtype.kind not in "iuf":
+        raise TypeError(f"{name} (dtype {arr.dtype}) must be an array of real numbers")
+    return arr.astype(float)
+
+
+def finite(name: str, arr: np.ndarray) -> np.ndarray:
+    """``arr`` itself; :class:`~spec.errors.ParameterError` naming the first non-finite entry."""
+    if not np.all(np.isfinite(arr)):
+        bad = arr[~np.isfinite(arr)].reshape(-1)[0]
+        raise ParameterError(f"{name} (contains {bad}) must be finite")
+    return arr
+
+
+def vector(name: str, value, dim: int | None = None) -> np.ndarray:
+    """A finite 1-D float vector, of length ``dim`` when given."""
+    arr = real_array(name, value)
+    if arr.ndim != 1 or arr.shape[0] == 0:
+        raise ParameterError(f"{name} (shape {arr.shape}) must be a non-empty 1-D array")
+    if dim is not None and arr.shape[0] != dim:
+        raise ParameterError(f"{name} (length {arr.shape[0]}) must have length dim ({dim})")
+    return finite(name, arr)
+
+
+def points(name: str, value, dim: int) -> np.ndarray:
+    """A finite float array of shape ``(..., dim)``."""
+    arr = real_array(name, value)
+    if arr.ndim == 0 or arr.shape[-1] != dim:
+        raise ParameterError(
+            f"{name} (shape {arr.shape}) must have shape (..., {dim}): last axis = the domain dimension"
+        )
+    return finite(name, arr)

@@ -1,0 +1,63 @@
+r"""Bassily, Smith and Thakurta (2014): Algorithms 1-4, line for line, batched over runs.
+
+Conventions (bst14): the empirical risk is the *sum* ``L(theta; D) = sum_i l(theta; d_i)``;
+neighbouring data sets differ in one record (replace-one); ``||C||_2`` is the l2 diameter of
+the constraint set C. Every constant (noise scale, learning rate, iteration count,
+coefficient, radius) is a :mod:`spec.bst14` formula evaluated from public values: the loss's
+declared constants (``loss.constants``), the domain's diameter, ``n``, ``p`` and the budget --
+never from the data.
+
+Batching. ``runs`` independent executions share the data set; states have shape
+``(runs, p)``. Randomness comes only from ``noise_source(rng=rng, noise=noise)``; every draw
+is *standardised* and labelled with the pseudocode line that consumes it, the scaling is
+written in the code (so a :class:`~reference.tape.NoiseTape` replays in any language).
+
+Modules
+-------
+:mod:`reference.bst14.noisy_sgd`
+    Algorithm 1 (A_Noise-GD).
+:mod:`reference.bst14.exponential_sampling`
+    Algorithm 2 (A_exp-samp) and its exact samplers (net, linear loss on a ball, quadratic
+    loss by rejection).
+:mod:`reference.bst14.grid_walk`
+    Section III-C: the polynomial-time grid-walk sampler with its certificate.
+:mod:`reference.bst14.localization_algorithms`
+    Algorithms 3 (output perturbation) and 4 (localisation).
+:mod:`reference.bst14.instances`
+    The Section V lower-bound instances, for the audits.
+"""
+
+from __future__ import annotations
+
+from reference.bst14.exponential_sampling import (
+    LinearBallSampler,
+    NetSampler,
+    QuadraticRejectionSampler,
+    SamplerExhaustedError,
+    exp_sampling,
+)
+from reference.bst14.grid_walk import GridWalkSampler
+from reference.bst14.localization_algorithms import (
+    LocalizationResult,
+    OutputPerturbationResult,
+    localization,
+    output_perturbation,
+)
+from reference.bst14.noisy_sgd import SCHEDULES, NoiseGDResult, learning_rates, noise_gd
+
+__all__ = [
+    "SCHEDULES",
+    "NoiseGDResult",
+    "noise_gd",
+    "learning_rates",
+    "exp_sampling",
+    "NetSampler",
+    "LinearBallSampler",
+    "QuadraticRejectionSampler",
+    "GridWalkSampler",
+    "SamplerExhaustedError",
+    "OutputPerturbationResult",
+    "output_perturbation",
+    "LocalizationResult",
+    "localization",
+]

@@ -1,0 +1,219 @@
+"""The record type itself, on a toy record (the real records have their own test files)."""
+
+from __future__ import annotations
+
+import math
+
+import mpmath
+import pytest
+import sympy as sp
+from hypothesis import given, strategies as st
+
+import spec
+from spec.errors import AssumptionError, PrivacyParameterError
+from spec.record import (
+    Assumption,
+    BoundKind,
+    Citation,
+    Conventions,
+    Flag,
+    FlagKind,
+    Formula,
+    LossForm,
+    Neighbouring,
+    PrivacyClaim,
+    PrivacyModel,
+    Quantity,
+    Rounding,
+    SpecRecord,
+    Symbol,
+    UtilityClaim,
+    round_safe,
+)
+
+L, eps, delta = sp.symbols("L epsilon delta", positive=True)
+p = sp.Symbol("p", positive=True, integer=True)
+n = sp.Symbol("n", positive=True, integer=True)
+
+TOY = SpecRecord(
+    id="toy.thm_1",
+    title="Toy theorem",
+    citation=Citation("bst14", "Theorem II.1"),
+    summary="A toy record for testing the record type.",
+    conventions=Conventions(LossForm.SUM, Neighbouring.REPLACE_ONE),
+    symbols=(
+        Symbol("lipschitz", L, "Lipschitz constant"),
+        Symbol("n", n, "number of records"),
+        Symbol("epsilon", eps, "privacy budget"),
+        Symbol("delta", delta, "failure probability"),
+        Symbol("dimension", p, "dimension"),
+    ),
+    assumptions=(
+        Assumption("delta_lt_1", sp.Lt(delta, 1), "delta < 1"),
+        Assumption("eps_small", sp.Le(eps / (2 * sp.sqrt(sp.log(1 / delta))), 1), "Lemma II.2 needs eps' <= 1"),
+    ),
+    formulas=(
+        Formula("sigma", sp.sqrt(32 * L**2 * n**2 * sp.log(n / delta) * sp.log(1 / delta)) / eps, "noise std", Rounding.UP),
+        Formula("budget", eps / 3, "a granted budget", Rounding.DOWN),
+        Formula("T", n**2 / 3, "steps", Rounding.CEIL),
+    ),
+    privacy=PrivacyClaim(PrivacyModel.APPROX_DP, Neighbouring.REPLACE_ONE, "(eps, delta)-DP", epsilon=eps, delta=delta),
+    utility=(
+        UtilityClaim(
+            Quantity.EXCESS_EMPIRICAL_RISK,
+            L * sp.log(n / delta) ** sp.Rational(3, 2) * sp.sqrt(p * sp.log(1 / delta)) / eps,
+            BoundKind.BIG_O,
+            "in expectation over the algorithm's coins",
+            (("n", "oo"), ("dimension", "oo"), ("epsilon", "0")),
+        ),
+    ),
+    flags=(Flag(FlagKind.ERRATUM, "a toy erratum", "because",
+                 ("tests/spec/test_record.py::test_evaluate_matches_mpmath_and_rounds_up",)),),
+)
+
+
+def test_evaluate_matches_mpmath_and_rounds_up():
+    got = TOY.evaluate("sigma", lipschitz=1, n=100, epsilon=0.5, delta=1e-6)
+    with mpmath.workdps(60):
+        exact = mpmath.sqrt(32 * 100**2 * mpmath.log(100 / mpmath.mpf(1e-6)) * mpmath.log(1 / mpmath.mpf(1e-6))) / mpmath.mpf(0.5)
+        assert mpmath.mpf(got) >= exact
+        assert mpmath.mpf(math.nextafter(got, 0)) < exact
+
+
+def test_rounding_directions():
+    down = TOY.evaluate("budget", epsilon=1.0)
+    with mpmath.workdps(60):
+        assert mpmath.mpf(down) <= mpmath.mpf(1) / 3 < mpmath.mpf(math.nextafter(down, 2))
+    assert TOY.evaluate("T", n=10) == 34
+
+
+def test_check_names_assumption_and_values():
+    with pytest.raises(AssumptionError) as info:
+        TOY.check(epsilon=100.0, delta=0.1)
+    err = info.value
+    assert err.assumption == "eps_small" and err.record == "toy.thm_1"
+    assert "epsilon=100.0" in str(err) and "delta=0.1" in str(err)
+
+
+def test_check_rejects_bad_values_and_unknown_names():
+    with pytest.raises(PrivacyParameterError, match=r"epsilon \(-1"):
+        TOY.check(epsilon=-1.0)
+    with pytest.raises(TypeError, match="unexpected keyword 'eps'"):
+        TOY.check(eps=1.0)
+    with pytest.raises(TypeError, match="must be an integer"):
+        TOY.check(n=10.5)
+    with pytest.raises(PrivacyParameterError, match="nan"):
+        TOY.check(epsilon=float("nan"))
+
+
+def test_evaluate_checks_assumptions_unless_told_not_to():
+    with pytest.raises(AssumptionError):
+        TOY.evaluate("sigma", lipschitz=1, n=10, epsilon=50.0, delta=1e-5)
+    assert TOY.evaluate("sigma", check=False, lipschitz=1, n=10, epsilon=50.0, delta=1e-5) > 0
+
+
+def test_evaluate_missing_keyword():
+    with pytest.raises(TypeError, match="needs the keyword"):
+        TOY.evaluate("sigma", lipschitz=1, n=10, epsilon=0.5)
+
+
+def test_unchecked_assumptions():
+    assert [a.name for a in TOY.unchecked_assumptions(epsilon=1.0)] == ["delta_lt_1", "eps_small"]
+
+
+def test_exponents_ignore_polylog_factors():
+    assert TOY.exponents() == {"n": 0, "dimension": sp.Rational(1, 2), "epsilon": -1}
+
+
+def test_rendering_contains_every_part():
+    text = str(TOY)
+    for part in ("toy.thm_1", "Theorem II.1", "replace-one", "sum", "delta_lt_1", "sigma =",
+                 "rounded up", "(eps, delta)-DP", "rate exponents", "erratum", "checked by"):
+        assert part in text, part
+    tex = TOY.to_latex()
+    assert r"\begin{description}" in tex and r"\sqrt" in tex and "Omega" not in tex
+
+
+def test_latex_renders_formula_names_as_math():
+    """Greek and single-letter names become symbols, words become upright text (not italic letters)."""
+    tex = TOY.to_latex()
+    assert r"\item[Calibration] $\sigma = " in tex  # was "$sigma = ", i.e. s*i*g*m*a in math mode
+    assert r"\item[Calibration] $\mathrm{budget} = " in tex
+    assert r"\item[Calibration] $T = " in tex
+    assert "$sigma" not in tex and "$budget" not in tex
+
+
+@pytest.mark.parametrize("record", list(spec.records()), ids=lambda r: r.id)
+def test_latex_formula_names_of_every_record(record):
+    """Each calibration line starts with the name as sympy renders it (or as the record's symbol)."""
+    declared = {s.name: s.symbol for s in record.symbols}
+    tex = record.to_latex()
+    for f in record.formulas:
+        base, _, rest = f.name.partition("_")
+        if f.name in declared:
+            expected = sp.latex(declared[f.name])
+        elif len(base) == 1 or sp.latex(sp.Symbol(base)).startswith("\\"):
+            expected = sp.latex(sp.Symbol(base)) + (r"_{\mathrm{" + rest.replace("_", r"\_") + "}}" if rest else "")
+        else:
+            expected = r"\mathrm{" + f.name.replace("_", r"\_") + "}"
+        assert rf"\item[Calibration] ${expected} = {sp.latex(f.expr)}$" in tex, f.name
+        # no bare multi-letter word directly after the opening $ of a calibration line
+        assert rf"\item[Calibration] ${f.name} =" not in tex or len(f.name) == 1, f.name
+
+
+def test_records_are_frozen_and_validated():
+    with pytest.raises(Exception):
+        TOY.id = "x"  # type: ignore[misc]
+    with pytest.raises(ValueError, match="undeclared symbols"):
+        SpecRecord(
+            id="toy.bad", title="", citation=Citation("bst14", "x"), summary="",
+            conventions=Conventions(LossForm.SUM, Neighbouring.REPLACE_ONE),
+            formulas=(Formula("f", sp.Symbol("q") + 1, ""),),
+        )
+    with pytest.raises(KeyError):
+        Citation("nonexistent", "x")
+
+
+def test_registry_rejects_duplicates_and_suggests():
+    rec = spec.register(TOY)
+    assert spec.get("toy.thm_1") is rec
+    other = SpecRecord(
+        id="toy.thm_1", title="other", citation=Citation("bst14", "x"), summary="",
+        conventions=Conventions(LossForm.SUM, Neighbouring.REPLACE_ONE),
+    )
+    with pytest.raises(ValueError, match="already registered"):
+        spec.register(other)
+    with pytest.raises(KeyError, match="did you mean toy.thm_1"):
+        spec.get("toy.thm_2")
+    from spec.registry import _REGISTRY
+
+    del _REGISTRY["toy.thm_1"]
+
+
+@given(st.floats(min_value=-1e300, max_value=1e300, allow_nan=False))
+def test_round_safe_brackets_the_exact_value(x):
+    with mpmath.workdps(60):
+        exact = mpmath.mpf(x) * (1 + mpmath.mpf(10) ** -30)  # a value strictly between floats
+        up = round_safe(exact, Rounding.UP)
+        down = round_safe(exact, Rounding.DOWN)
+        assert mpmath.mpf(down) <= exact <= mpmath.mpf(up)
+        assert math.nextafter(down, math.inf) >= up or up == down
+
+
+def test_symbol_names_must_be_canonical_and_agree_on_integrality():
+    from dataclasses import replace
+
+    with pytest.raises(ValueError, match="'eps' is not a canonical parameter name"):
+        replace(TOY, symbols=(Symbol("eps", eps, "budget"),))
+    with pytest.raises(ValueError, match="must be declared as an integer symbol"):
+        replace(TOY, symbols=(Symbol("n", sp.Symbol("n", positive=True), "records"),))
+    with pytest.raises(ValueError, match="must be declared as a real symbol"):
+        replace(TOY, symbols=(Symbol("epsilon", sp.Symbol("epsilon", integer=True), "budget"),))
+
+
+def test_flag_tests_are_a_tuple_of_node_ids():
+    with pytest.raises(TypeError, match="must be a tuple"):
+        Flag(FlagKind.CAVEAT, "s", "r", "tests/test_record.py::test_x")
+    with pytest.raises(ValueError, match="must look like"):
+        Flag(FlagKind.CAVEAT, "s", "r", ("tests/test_record.py",))
+    assert Flag(FlagKind.CAVEAT, "s", "r", ("tests/a.py::test_b",)).checked_by == ("tests/a.py::test_b",)
