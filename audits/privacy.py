@@ -817,7 +817,7 @@ def audit_privacy(mechanism, dataset, neighbour=None, *, epsilon, delta=0.0, run
     if bound is None:
         # Poisson sample sizes make the two counts independent Poisson variables.
         n_d, n_n = int(auditor.poisson(m)), int(auditor.poisson(m))
-        arrivals = stats.poisson_arrivals(m, delta, auditor)
+        arrivals = stats.poisson_arrivals(m, delta, rng=auditor)
         tests = [_call(mechanism, data, n, rng, name)
                  for data, n, rng in ((dataset, n_d, streams[2]), (neighbour, n_n, streams[3])) if n > 0]
         _check_consistent([sel_d, sel_n, *tests], name)

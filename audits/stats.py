@@ -263,7 +263,7 @@ def point_estimate(k_p, k_q, n, *, delta=0.0) -> float:
     return max(0.0, math.log((p_hat - delta) / q_hat))
 
 
-def poisson_arrivals(m, delta, rng) -> np.ndarray:
+def poisson_arrivals(m, delta, *, rng) -> np.ndarray:
     """Sorted arrival times of a unit-rate Poisson process on ``[0, m delta]`` (see the module
     docstring): ``B(eps)`` is the number of arrivals ``<= m delta e^-eps``."""
     length = float(m) * float(delta)

@@ -205,7 +205,7 @@ def audit_rate(measure, *, grid, base, runs, expected, bound=None, kind="upper",
     Parameters
     ----------
     measure : callable
-        ``measure(params: dict, runs: int, rng) -> ndarray (runs,)`` of finite per-run values
+        ``measure(params: dict, runs=int, rng=Generator) -> ndarray (runs,)`` (called with keywords) of finite per-run values
         of the utility quantity at ``params`` (a Generator ``rng``).
     grid : dict
         Axis name -> at least two distinct positive values.
@@ -279,7 +279,7 @@ def audit_rate(measure, *, grid, base, runs, expected, bound=None, kind="upper",
         for raw, v in zip(list(grid[axis]), values[axis]):
             params = dict(base)
             params[axis] = raw  # the caller's value, type kept (n stays an int)
-            out = np.asarray(measure(dict(params), runs, np.random.default_rng(children[c])), dtype=float)
+            out = np.asarray(measure(dict(params), runs=runs, rng=np.random.default_rng(children[c])), dtype=float)
             c += 1
             if out.shape not in ((runs,), (runs, 1)):
                 raise ParameterError(f"measure {label} must return shape ({runs},), got {out.shape} at {params}")
@@ -568,10 +568,10 @@ class Memo:
         self.measure, self.cache = measure, {}
         self.__qualname__ = _label(measure)
 
-    def __call__(self, params, runs, rng):
+    def __call__(self, params, *, runs, rng):
         key = (tuple(sorted(params.items())), runs)
         if key not in self.cache:
-            self.cache[key] = np.asarray(self.measure(params, runs, rng))
+            self.cache[key] = np.asarray(self.measure(params, runs=runs, rng=rng))
         return self.cache[key]
 
     def samples(self) -> list[tuple[dict, np.ndarray]]:

@@ -1,7 +1,8 @@
-"""The import packages are this repository's, not PyPI's unrelated `spec`/`reference`/`audits`."""
+"""Self-guards on the layout: our packages, the import direction, the API shape, module sizes."""
 
 from __future__ import annotations
 
+import ast
 import importlib
 from pathlib import Path
 
@@ -36,3 +37,52 @@ def test_reference_does_not_import_audits():
         if "import audits" in p.read_text() or "from audits" in p.read_text()
     ]
     assert not offenders, offenders
+
+
+# --------------------------------------------------------------------------- API shape and layout
+#: Functions whose only job is to turn an ``rng`` into a generator take it positionally.
+_RNG_CONVERTERS = {"as_generator", "resolve", "__init__"}
+
+
+def _functions(root: str):
+    for path in sorted((ROOT / root).rglob("*.py")):
+        if "suite" in path.relative_to(ROOT).parts:
+            continue
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                yield path, node
+
+
+@pytest.mark.parametrize("root", ["spec", "reference", "audits", "dperm"])
+def test_rng_runs_and_noise_are_keyword_only(root):
+    """``rng``, ``runs`` and ``noise`` are keyword-only in every public function and method."""
+    offenders = []
+    for path, node in _functions(root):
+        if node.name.startswith("_") and node.name != "__call__" or node.name in _RNG_CONVERTERS:
+            continue
+        positional = [a.arg for a in node.args.posonlyargs + node.args.args]
+        bad = [name for name in ("rng", "runs", "noise") if name in positional]
+        if bad:
+            offenders.append(f"{path.relative_to(ROOT)}:{node.lineno} {node.name} {bad}")
+    assert not offenders, offenders
+
+
+@pytest.mark.parametrize("root", ["spec", "reference"])
+def test_no_module_is_a_monolith(root):
+    """Small modules: none in spec/ or reference/ over ~800 lines."""
+    big = [f"{p.relative_to(ROOT)} ({n})" for p in sorted((ROOT / root).rglob("*.py"))
+           if (n := len(p.read_text().splitlines())) > 820]
+    assert not big, big
+
+
+def test_the_audit_suite_is_not_a_package_and_the_harness_does_not_import_it():
+    suite = ROOT / "audits" / "suite"
+    assert suite.is_dir() and not list(suite.rglob("__init__.py"))
+    for path in sorted((ROOT / "audits").rglob("*.py")):
+        if "suite" in path.relative_to(ROOT).parts:
+            continue
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom):
+                assert not (node.module or "").startswith("audits.suite"), path
+            elif isinstance(node, ast.Import):
+                assert not any(a.name.startswith("audits.suite") for a in node.names), path

@@ -100,3 +100,17 @@ def test_every_pseudocode_line_is_tagged_in_the_reference(record):
     missing = [lab for lab in labels
                if (record.citation.paper, number, int(lab[1:])) not in _reference_tags()]
     assert not missing, f"{record.id}: no '# [{record.citation.paper} Alg.{number} Lk]' tag in reference/ for {missing}"
+
+
+@pytest.mark.parametrize("record", ALGORITHMS, ids=lambda r: r.id)
+def test_every_algorithm_record_has_a_reference_function(record):
+    """``reference.<paper>.ALGORITHMS`` maps each algorithm record to its function, whose result
+    reports the record among its spec ids."""
+    import importlib
+
+    paper = record.citation.paper
+    if not (ROOT / "reference" / paper).is_dir():
+        pytest.skip(f"reference/{paper} is not written yet")
+    algorithms = importlib.import_module(f"reference.{paper}").ALGORITHMS
+    assert record.id in algorithms and callable(algorithms[record.id])
+    assert set(algorithms) <= {r.id for r in ALGORITHMS}

@@ -46,6 +46,7 @@ from reference.bst14.localization_algorithms import (
 from reference.bst14.noisy_sgd import SCHEDULES, NoiseGDResult, learning_rates, noise_gd
 
 __all__ = [
+    "ALGORITHMS",
     "SCHEDULES",
     "NoiseGDResult",
     "noise_gd",
@@ -61,3 +62,12 @@ __all__ = [
     "LocalizationResult",
     "localization",
 ]
+
+#: The reference function of each algorithm box, by record id: how tools (``dperm run``, the
+#: docs) find a paper's algorithms. Every paper package exports one.
+ALGORITHMS = {
+    "bst14.alg_1": noise_gd,
+    "bst14.alg_2": exp_sampling,
+    "bst14.alg_3": output_perturbation,
+    "bst14.alg_4": localization,
+}

@@ -229,7 +229,7 @@ def test_runs_for_point_delivers_its_power_in_simulation():
     rng = np.random.default_rng(7)
     hits = 0
     for _ in range(200):
-        arrivals = stats.poisson_arrivals(m, delta, rng)
+        arrivals = stats.poisson_arrivals(m, delta, rng=rng)
         kp, kq = int(rng.poisson(m * p)), int(rng.poisson(m * q))
         hits += stats.poisson_point_bound(kp, kq, m, delta=delta, alpha=alpha, arrivals=arrivals) > eps
     assert hits > 160
@@ -266,7 +266,7 @@ def test_poisson_point_bound_false_alarm_rate_by_simulation():
     rng = np.random.default_rng(2024)
     above = 0
     for _ in range(4000):
-        arrivals = stats.poisson_arrivals(m, delta, rng)
+        arrivals = stats.poisson_arrivals(m, delta, rng=rng)
         kp, kq = int(rng.poisson(m * p)), int(rng.poisson(m * q))
         above += stats.poisson_point_bound(kp, kq, m, delta=delta, alpha=alpha, arrivals=arrivals) >= eps
     assert above <= 245
@@ -275,7 +275,7 @@ def test_poisson_point_bound_false_alarm_rate_by_simulation():
 
 def test_poisson_point_bound_is_the_inversion_of_the_pvalue():
     kp, kq, m, delta, alpha = 300, 60, 1000, 0.01, 0.05
-    arrivals = stats.poisson_arrivals(m, delta, np.random.default_rng(3))
+    arrivals = stats.poisson_arrivals(m, delta, rng=np.random.default_rng(3))
     lo = stats.poisson_point_bound(kp, kq, m, delta=delta, alpha=alpha, arrivals=arrivals)
     step = stats.EPSILON_STEP
     grid = np.arange(0.0, lo + step / 2, step)
@@ -298,7 +298,7 @@ def test_poisson_point_bound_edge_cases():
     lo = stats.poisson_point_bound(20, 0, 100, delta=0.0, alpha=0.05, arrivals=empty)
     exact = math.log(0.05 ** (1 / 20) / (1 - 0.05 ** (1 / 20)))
     assert exact - stats.EPSILON_STEP <= lo <= exact
-    assert stats.poisson_arrivals(100, 0.0, np.random.default_rng(1)).size == 0
+    assert stats.poisson_arrivals(100, 0.0, rng=np.random.default_rng(1)).size == 0
     # p-value matches scipy's binomial tail (rounded up by the relative margin)
     pv = stats.poisson_pvalue(7, 3, 2, epsilon=0.4)
     ref = sps.binom.sf(6, 12, math.exp(0.4) / (1 + math.exp(0.4)))

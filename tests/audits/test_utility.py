@@ -357,9 +357,9 @@ def test_memo_caches_by_point_and_runs_and_lists_its_samples():
         return rng.random(runs)
 
     memo = Memo(measure)
-    a = memo({"n": 1, "p": 2}, 5, np.random.default_rng(0))
-    b = memo({"p": 2, "n": 1}, 5, np.random.default_rng(1))  # same point, other rng: cached
-    c = memo({"n": 1, "p": 2}, 6, np.random.default_rng(2))
+    a = memo({"n": 1, "p": 2}, runs=5, rng=np.random.default_rng(0))
+    b = memo({"p": 2, "n": 1}, runs=5, rng=np.random.default_rng(1))  # same point, other rng: cached
+    c = memo({"n": 1, "p": 2}, runs=6, rng=np.random.default_rng(2))
     assert a is b and c.shape == (6,) and calls == [(1, 2, 5), (1, 2, 6)]
     assert [(p, v.shape) for p, v in memo.samples()] == [({"n": 1, "p": 2}, (5,)), ({"n": 1, "p": 2}, (6,))]
     # through audit_rate the base point is simulated once for all axes that contain it
