@@ -52,9 +52,15 @@ class Term:
 
 _TERMS = (
     Term("candidates", "number of candidate outputs |R| of a selection mechanism", integer=True),
+    Term("cluster_radius", "radius r around a centre c within which at least 3/4 of the block "
+                           "outputs f(D_S) of sample-and-aggregate fall (wang20 Theorem 1, eq. 1; "
+                           "NRS07)"),
     Term("delta", "delta of an (epsilon, delta)-DP statement: the failure probability, in (0, 1)", privacy=True),
     Term("delta_prime", "the extra failure probability delta' of advanced composition", privacy=True),
     Term("diameter", "l2 diameter ||C||_2 of the constraint set (the unit ball has diameter 2)"),
+    Term("dilation", "smoothness t of a smooth upper bound S on the local sensitivity (S(x) <= e^t "
+                     "S(y) for neighbours), the dilation the smooth-sensitivity noise tolerates "
+                     "(Bun-Steinke, wang20 Algorithm 2 t; NRS07 and wang20 Algorithm 1 beta)", privacy=True),
     Term("dimension", "dimension of the parameter space (bst14, wang17, wang19 p; zhang17, wang20 "
                       "d)", integer=True),
     Term("epoch_length", "inner steps m of one epoch of a variance-reduced method (wang17 DP-SVRG "
@@ -68,8 +74,9 @@ _TERMS = (
                          "Algorithm 4)", privacy=True),
     Term("epsilon_total", "target epsilon' of a whole composition (solved for the per-step budget)", privacy=True),
     Term("failure_probability", "probability with which a high-probability statement may fail, in "
-                                "(0, 1) (wang19 Theorem 3 beta, Theorem 6 eta); not a privacy "
-                                "parameter"),
+                                "(0, 1) (zhang17 gamma; wang19 Theorem 3 beta, Theorem 6 eta; "
+                                "wang20 delta' of Lemma 3, Algorithm 4, Theorems 6-8); not a "
+                                "privacy parameter"),
     Term("gaussian_width", "Gaussian width G_C = E sup_{w in C} <b, w>, b ~ N(0, I_p), of the "
                            "constraint set (wang19 Definition 8)"),
     Term("gradient_bound", "G with E||G_t||^2 <= G^2: second-moment bound of a stochastic gradient "
@@ -93,6 +100,12 @@ _TERMS = (
     Term("linf_diameter", "l-infinity diameter tau of C (edge of the enclosing cube)"),
     Term("lipschitz", "Lipschitz constant of every per-example loss on C (bst14, zhang17 L; wang17, "
                       "wang19 G; wang20 has none: heavy tails)"),
+    Term("mean_lower", "lower end a of a public interval [a, b] known to contain the mean of every "
+                       "gradient coordinate (wang20 Assumption 3, Algorithms 2-3: the trimmed mean "
+                       "is clipped to it)"),
+    Term("mean_upper", "upper end b of the public interval [a, b] of mean_lower"),
+    Term("minimal_risk", "minimal population risk L_D(w*) (the multiplicative factor of wang20 "
+                         "Theorem 2)"),
     Term("minimiser_norm", "bound D on the norm of the empirical minimiser, ||w_hat(S)|| <= D for "
                            "every dataset S (zhang17 D; with w_0 = 0 it bounds ||w_0 - w_hat||)"),
     Term("modulus", "strong convexity modulus alpha of a distance-generating function with respect "
@@ -102,11 +115,17 @@ _TERMS = (
                            "sigma^2 = c G^2 T ln(1/delta) / (n^2 epsilon^2); c2 of the moments "
                            "accountant as cited)", privacy=True),
     Term("noise_multiplier", "sigma / sensitivity of a Gaussian mechanism", privacy=True),
+    Term("noise_precision", "precision beta (inverse variance) of the multiplicative noise N(0, "
+                            "1/beta) that the Catoni-Giulini estimator smooths over (wang20 beta of "
+                            "eq. 9, Lemma 3 and Algorithm 4; renamed: wang20 also uses beta for "
+                            "smoothness)"),
     Term("norm_bound", "bound R on the norm of every term of a sum or average query (a record, or a "
                        "per-example gradient: then a Lipschitz constant)", privacy=True),
     Term("order", "Renyi order alpha > 1 of an RDP statement", privacy=True),
     Term("oscillation", "sup over neighbours of (sup h - inf h), h = u(D, .) - u(D', .), of an "
                         "exponential mechanism's score"),
+    Term("output_bound", "bound Lambda on the l1 norm of every output of f in sample-and-aggregate "
+                         "(wang20 Theorem 1; NRS07)"),
     Term("polyak_lojasiewicz", "Polyak-Lojasiewicz constant mu of the objective: ||grad F(x)||^2 >= "
                                "2 mu (F(x) - F*) for every x (wang17 Definition 6.1)"),
     Term("population_minimiser_norm", "bound R on the norm of the population risk minimiser w* "
@@ -122,8 +141,13 @@ _TERMS = (
     Term("sampling_rate", "fraction of the records sampled per step (gamma = m/n without "
                           "replacement; q with Poisson sampling), in (0, 1]", privacy=True),
     Term("scale", "scale b of Laplace noise", privacy=True),
+    Term("second_moment", "known bound v on the second moment E[(grad_j l(w, x))^2] of every "
+                          "gradient coordinate j at every w (wang20 Assumption 4; Lemma 3's bound "
+                          "on E x^2)"),
     Term("sensitivity", "sensitivity of a query under the record's neighbouring relation (l2 unless "
                         "the record says l1 or score sensitivity)", privacy=True),
+    Term("shift", "shift s the smooth-sensitivity noise tolerates: the noise is scaled by S(x)/s "
+                  "(Bun-Steinke, wang20 Algorithm 2 s; NRS07 alpha, wang20 Algorithm 1 gamma)", privacy=True),
     Term("sigma", "standard deviation of Gaussian noise, per coordinate", privacy=True),
     Term("smoothness", "smoothness (gradient Lipschitz constant) of every per-example loss "
                        "(zhang17, wang20 beta; wang17, wang19 L)"),
@@ -138,13 +162,23 @@ _TERMS = (
                              "times it"),
     Term("sub_gaussian", "sub-Gaussian parameter tau of the per-example gradient around its mean "
                          "(wang19 Assumption 2)"),
+    Term("subexponential_scale", "tau of a tau-sub-exponential random variable (wang20 Definition 3 "
+                                 "and Assumption 3: every gradient coordinate)"),
+    Term("subsets", "number m of random subsets (blocks) in sample-and-aggregate (wang20 Algorithm "
+                    "1 m; NRS07)", integer=True),
     Term("tail", "tail parameter t of a high-probability bound: it fails with probability at most "
                  "exp(-t)"),
     Term("total_strong_convexity", "strong convexity lambda of the whole objective F (bst14 Lemma "
                                    "II.6; bst14 applies it to the sum, lambda = n Delta; wang17 mu "
                                    "of F^r = F + r)"),
+    Term("trim", "number m of order statistics a trimmed mean removes from each end (wang20 "
+                 "Algorithm 2 m; Bun-Steinke)", integer=True),
+    Term("truncation_scale", "scale s of a soft truncation: each value is divided by s before phi "
+                             "(Catoni-Giulini; wang20 eq. 5, Lemma 3, Algorithm 4 s)", privacy=True),
     Term("type_one_error", "type I error alpha of a test between neighbouring outputs (the argument "
                            "of a trade-off function)", privacy=True),
+    Term("variance", "variance sigma^2 of the data distribution, unknown to the algorithm (wang20 "
+                     "Theorem 3, Bun-Steinke)"),
     Term("zeta", "radius parameter zeta of bst14 Algorithm 3 (in units of E||b||)"),
 )
 
