@@ -25,7 +25,7 @@ def takes_runs_rng_keywords(fn) -> bool:
     return all(name in params and params[name].kind in keyword for name in ("runs", "rng"))
 
 
-def call_with_runs_rng(fn, first, runs: int, rng):
+def call_with_runs_rng(fn, first, *, runs: int, rng):
     """``fn(first, runs=runs, rng=rng)`` or ``fn(first, runs, rng)`` (see the module docstring)."""
     if takes_runs_rng_keywords(fn):
         return fn(first, runs=runs, rng=rng)

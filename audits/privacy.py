@@ -437,7 +437,7 @@ def _name(mechanism) -> str:
 
 
 def _call(mechanism, data, n: int, rng, name: str) -> np.ndarray:
-    out = call_with_runs_rng(mechanism, data, n, rng)
+    out = call_with_runs_rng(mechanism, data, runs=n, rng=rng)
     try:
         arr = np.asarray(out)
     except Exception:  # pragma: no cover - exotic objects

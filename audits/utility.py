@@ -280,7 +280,7 @@ def audit_rate(measure, *, grid, base, runs, expected, bound=None, kind="upper",
         for raw, v in zip(list(grid[axis]), values[axis]):
             params = dict(base)
             params[axis] = raw  # the caller's value, type kept (n stays an int)
-            out = np.asarray(call_with_runs_rng(measure, dict(params), runs, np.random.default_rng(children[c])),
+            out = np.asarray(call_with_runs_rng(measure, dict(params), runs=runs, rng=np.random.default_rng(children[c])),
                              dtype=float)
             c += 1
             if out.shape not in ((runs,), (runs, 1)):
@@ -573,7 +573,7 @@ class Memo:
     def __call__(self, params, *, runs, rng):
         key = (tuple(sorted(params.items())), runs)
         if key not in self.cache:
-            self.cache[key] = np.asarray(call_with_runs_rng(self.measure, params, runs, rng))
+            self.cache[key] = np.asarray(call_with_runs_rng(self.measure, params, runs=runs, rng=rng))
         return self.cache[key]
 
     def samples(self) -> list[tuple[dict, np.ndarray]]:

@@ -332,8 +332,8 @@ class RadialLaplace:
 
     Privacy
     -------
-    Adding this noise to a statistic of l2 sensitivity Delta_2 with ``rate = epsilon /
-    Delta_2`` is epsilon-DP: the density ratio at any point is at most
+    ``profiles.radial_laplace``: adding this noise to a statistic of l2 sensitivity Delta_2 with
+    ``rate = epsilon / Delta_2`` is epsilon-DP: the density ratio at any point is at most
     ``exp(rate ||a - a'||_2)`` by the triangle inequality (bst14 Algorithm 3, zhang17
     Algorithm 1 with delta = 0).
     """

@@ -84,7 +84,6 @@ from spec.wang17.symbols import (
     S_SIGMA,
     S_STEPS,
     SAMPLING_RATE,
-    G,
     T,
     delta,
     eps,

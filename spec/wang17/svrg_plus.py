@@ -60,7 +60,6 @@ from spec.wang17.symbols import (
     c1,
     delta,
     eps,
-    eta,
     implied_constant,
     m,
     n,
