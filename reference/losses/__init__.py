@@ -37,7 +37,9 @@ their inner loops, where the rows are that checked snapshot.
 
 Modules: :mod:`~reference.losses.base` (:class:`Loss`, :class:`LossConstants`),
 :mod:`~reference.losses.points`, :mod:`~reference.losses.linear_predictors`,
-:mod:`~reference.losses.regularisers`.
+:mod:`~reference.losses.regularisers`, :mod:`~reference.losses.robust` (non-convex robust
+losses) and :mod:`~reference.losses.bounds` (public bounds every data set satisfies: the loss
+at the origin, the norm of the minimisers).
 """
 
 from __future__ import annotations
@@ -51,12 +53,14 @@ from reference.losses.linear_predictors import (
     Sigmoid,
 )
 from reference.losses.points import HalfSquaredDistance, Linear
+from reference.losses.robust import Welsch
 from reference.losses.regularisers import (
     L1Regulariser,
     L2Regulariser,
     Regularised,
     Regulariser,
 )
+from reference.losses.bounds import minimiser_norm_bound, origin_value_bound
 
 __all__ = [
     "LossConstants",
@@ -68,9 +72,12 @@ __all__ = [
     "Huber",
     "LeastSquares",
     "Sigmoid",
+    "Welsch",
     "Regulariser",
     "L2Regulariser",
     "L1Regulariser",
     "Regularised",
     "BOUND_TOLERANCE",
+    "origin_value_bound",
+    "minimiser_norm_bound",
 ]

@@ -169,7 +169,9 @@ def output_noise_profile(*, epsilon, delta, sensitivity) -> Callable[[float], fl
     callable
         For ``delta > 0``: the exact Gaussian profile (``gaussian.profile``) at the record's sigma.
         For ``delta = 0``: the profile every epsilon-DP mechanism satisfies (``profiles.pure_dp``),
-        an upper bound on the radial law's profile, exact in dimension 1.
+        an upper bound on the radial law's profile; it is not attained even in dimension 1, where
+        the radial law is the Laplace law and its exact profile is ``laplace.profile`` (smaller:
+        0.393 against 0.462 at epsilon' = 0 for epsilon = 1).
 
     Privacy
     -------

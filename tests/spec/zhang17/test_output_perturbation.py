@@ -13,7 +13,7 @@ import mpmath
 import pytest
 import sympy as sp
 
-from spec import gaussian, profiles, zhang17
+from spec import gaussian, laplace, profiles, zhang17
 from spec.errors import ParameterError, PrivacyLeakWarning
 from spec.record import FlagKind
 
@@ -129,6 +129,18 @@ def test_output_noise_profile():
     assert approx(2.0) == pytest.approx(float(oracle_profile(2.0, 3.0 / sigma)), rel=1e-6)
     assert approx(2.0) <= 1e-5
     assert zhang17.THM_1.privacy.profile is zhang17.output_noise_profile
+
+
+def test_pure_profile_is_not_attained_in_dimension_one():
+    # In one dimension the radial law is Laplace(Delta/epsilon); its exact profile at shift Delta is
+    # 1 - exp((epsilon' - epsilon)/2) (derived here: the privacy loss is Laplace-distributed), which
+    # lies strictly below the pure-DP profile the record declares (0.393 < 0.462 at epsilon' = 0).
+    pure = zhang17.output_noise_profile(epsilon=1.0, delta=0.0, sensitivity=3.0)
+    exact = laplace.profile(scale=3.0, sensitivity=3.0)
+    for e in (0.0, 0.25, 0.5, 0.9):
+        assert exact(e) == pytest.approx(1 - math.exp((e - 1.0) / 2), rel=1e-12)
+        assert exact(e) < pure(e)
+    assert round(exact(0.0), 3) == 0.393 and round(pure(0.0), 3) == 0.462
 
 
 def test_alg_1_is_the_box_and_shares_the_noise():
