@@ -40,7 +40,7 @@ The instances (all one-dimensional) and the true privacy loss of each twin
 ``(1, -Y)`` on the neighbour, the other ``n - 1`` records are ``(0, 0)`` (no gradient). While
 ``|w| < Y - 1`` the gradient of record 0 is ``-1`` (data set) or ``+1`` (neighbour) exactly, so
 gradient descent with step ``eta`` moves ``w_t = +- t eta/n``: ``||w_T - w'_T|| = 2 eta T/n =
-2 eta L T/n``, Lemma 2's tight bound, attained. With ``Y = 1000`` and the ``T <= 100`` used here,
+2 eta L T/n``, Lemma 2's tight bound, attained. With ``Y = 10^5`` and the ``T <= 100`` used here,
 ``|w_T| <= 5``: the linear regime holds. In one dimension the radial law of line 5 is the Laplace
 law, so the true privacy loss of the pure claim is ``rate * 2 eta T/n`` exactly
 (:func:`radial_epsilon`): ``2/3 epsilon`` for the reference (``Delta = 3 eta L T/n``),
@@ -50,9 +50,11 @@ The Gaussian law's true profile is the Balle-Wang profile at shift ``2 eta T/n``
 (``spec.gaussian.exact_delta``).
 
 For Algorithm 2 the same pair has the noisy gradients ``G_t = -s 1[xi_t = 0] + z_t`` with
-``s = +1`` on the data set, ``-1`` on the neighbour, as long as ``|w_t| < Y - 1``; the iterates
-spread by about ``Dbar = sqrt(2 h_0 beta)`` (``h_0 = Y - 1/2``), 45 for ``Y = 1000``, so leaving
-the linear regime has probability below ``1e-100``. Hence, with ``R = N = n^2`` fixed, the
+``s = +1`` on the data set, ``-1`` on the neighbour, as long as ``|w_t| < Y - 1``. The public step
+is ``eta = min(1/beta, Dbar/(sigma n)) = 1`` (``Dbar = sqrt(2 h_0/beta) = 447``, ``h_0 = Y - 1/2``),
+so the iterates spread by about ``eta sigma n = 270`` (n = 10): leaving the linear regime needs a
+370-sigma deviation; with the noise reused the drift is ``eta N sigma |z| = 2700 |z|``, which
+needs ``|z| > 37``. Hence, with ``R = N = n^2`` fixed, the
 transcript sum ``S_1 = sum_t G_t = -s K + sigma sqrt(N) Z``, ``K ~ Binomial(N, 1/n)``
 (:func:`rrpsgd_sum_probabilities`), and the output ``w_R = eta (s K_R + sigma sqrt(R) Z)``,
 ``R`` uniform on ``{1..N}``, ``K_R ~ Binomial(R, 1/n)`` (:func:`rrpsgd_output_probabilities`). With
@@ -62,7 +64,8 @@ its sign is the secret (:func:`rrpsgd_reuse_sign_probability`).
 *The step-size pair* (:func:`step_size_pair`): the Huber pair's loss, record 0 ``(1, Y)`` on the
 data set and ``(1, 1/2)`` on the neighbour, the others ``(0, 0)``. Both have ``F* = 0`` (at
 ``w = y_0``), so the paper's ``D_F`` is ``sqrt(2 F(0, S)/beta)``: ``sqrt(2 (Y - 1/2)/n)`` against
-``sqrt(1/(4 n))``, and the step sizes differ by the factor ``sqrt(8 (Y - 1/2)) = 89.4``. The data
+``sqrt(1/(4 n))``, and the step sizes differ by the factor ``sqrt(8 (Y - 1/2)) = 894`` (neither
+reaches the cap ``1/beta`` at n = 10). The data
 set's output law is exact (as above); on the neighbour ``|w_R| <= eta' (R + sigma |sum z|)``
 (every gradient has norm <= 1), which bounds its tail (:func:`step_size_twin_delta`).
 """
@@ -117,7 +120,7 @@ ROUND_LABEL = _rr.LABEL_ROUND
 NOISE_LABEL = _rr.LABEL_NOISE
 
 #: Y of the Huber pairs: large enough that record 0's gradient never leaves +-1 (module docstring).
-HUBER_LABEL_BOUND = 1000.0
+HUBER_LABEL_BOUND = 1e5
 
 
 # --------------------------------------------------------------------------------------------

@@ -44,7 +44,8 @@ def origin_value_bound(loss) -> float:
     Regularised             the base loss's bound (an l1 or l2 penalty is 0 at 0)
     ======================  ==================================================================
 
-    Each value is attained (a row at the bound, e.g. ``|y| = Y``), so none can be smaller.
+    Each value is attained (a row at the bound, e.g. ``|y| = Y``), so none can be smaller. The
+    classes are matched exactly: a subclass may change the loss, so it gets no bound.
 
     Raises
     ------
@@ -53,24 +54,24 @@ def origin_value_bound(loss) -> float:
     """
     if not isinstance(loss, Loss):
         raise TypeError(f"loss ({type(loss).__name__}) must be a reference.losses.Loss")
-    if isinstance(loss, Regularised):
-        if not isinstance(loss.regulariser, (L1Regulariser, L2Regulariser)):
+    if type(loss) is Regularised:
+        if type(loss.regulariser) not in (L1Regulariser, L2Regulariser):
             raise ParameterError(f"regulariser ({loss.regulariser!r}) must be an l1 or l2 penalty (0 at 0)")
         return origin_value_bound(loss.loss)
-    if isinstance(loss, Logistic):
+    if type(loss) is Logistic:
         return _up(lambda: mpmath.log(2))
-    if isinstance(loss, Sigmoid):
+    if type(loss) is Sigmoid:
         return 0.5
-    if isinstance(loss, Hinge):
+    if type(loss) is Hinge:
         return 1.0
-    if isinstance(loss, Huber):
+    if type(loss) is Huber:
         y, w = _mp(loss.label_bound), _mp(loss.width)
         return _up(lambda: y**2 / (2 * w) if y <= w else y - w / 2)
-    if isinstance(loss, LeastSquares):
+    if type(loss) is LeastSquares:
         return _up(lambda: _mp(loss.label_bound) ** 2 / 2)
-    if isinstance(loss, HalfSquaredDistance):
+    if type(loss) is HalfSquaredDistance:
         return _up(lambda: _mp(loss.data_norm) ** 2 / 2)
-    if isinstance(loss, Welsch):
+    if type(loss) is Welsch:
         c, b = _mp(loss.scale), _mp(loss.data_norm)
         return _up(lambda: -(c**2) / 2 * mpmath.expm1(-(b**2) / c**2))
     raise ParameterError(
@@ -99,9 +100,9 @@ def minimiser_norm_bound(loss) -> float:
     """
     if not isinstance(loss, Loss):
         raise TypeError(f"loss ({type(loss).__name__}) must be a reference.losses.Loss")
-    if isinstance(loss, HalfSquaredDistance):
+    if type(loss) is HalfSquaredDistance:
         return loss.data_norm
-    if isinstance(loss, Regularised) and isinstance(loss.regulariser, L2Regulariser) \
+    if type(loss) is Regularised and type(loss.regulariser) is L2Regulariser \
             and loss.regulariser.strength > 0:
         lam = _mp(loss.regulariser.strength)
         h = _mp(origin_value_bound(loss.loss))

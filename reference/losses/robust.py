@@ -40,7 +40,7 @@ class Welsch(Loss):
     * ``convex = False`` (the radial eigenvalue is negative for ``r > c/sqrt 2``); strong
       convexity 0 (no claim).
 
-    Values lie in ``[0, c^2/2)``.
+    Values lie in ``[0, c^2/2)`` (``c^2/2`` itself once ``exp`` underflows, far from the data).
     """
 
     supervised = False
