@@ -3,7 +3,9 @@
 ``{"name": "Logistic", "bounds": {"feature_norm": 1.0}}`` is ``reference.losses.Logistic(
 feature_norm=1.0)``; ``{"name": "L2Ball", "parameters": {"radius": 1.0, "dim": 2}}`` is
 ``reference.domains.L2Ball(radius=1.0, dim=2)``: the name is the class's, the keywords its
-constructor's.
+constructor's. A regularised loss nests its parts: ``{"name": "Regularised", "bounds":
+{"domain_radius": 1.0}, "loss": {...}, "regulariser": {"name": "L2Regulariser", "bounds":
+{"strength": 4.0}}}`` is ``Regularised(<loss>, L2Regulariser(strength=4.0), domain_radius=1.0)``.
 """
 
 from __future__ import annotations
@@ -17,6 +19,12 @@ __all__ = ["build_loss", "build_domain"]
 def build_loss(spec: dict):
     """The loss named in a vector's ``inputs.loss``."""
     name = spec["name"]
+    if name == "Regularised":
+        reg = spec["regulariser"]
+        if reg["name"] not in ("L2Regulariser", "L1Regulariser"):
+            raise ValueError(f"regulariser name ({reg['name']!r}) must be L2Regulariser or L1Regulariser")
+        return _losses.Regularised(build_loss(spec["loss"]), getattr(_losses, reg["name"])(**reg["bounds"]),
+                                   **spec["bounds"])
     if name not in _losses.__all__ or not isinstance(getattr(_losses, name), type):
         raise ValueError(f"loss name ({name!r}) must be a class of reference.losses")
     return getattr(_losses, name)(**spec["bounds"])
