@@ -16,6 +16,7 @@ import pytest
 import sympy as sp
 
 from spec import zhang17
+from spec.zhang17 import convex_utility
 from spec.record import FlagKind
 
 
@@ -239,3 +240,27 @@ def test_excess_risk_convex_regularisation():
     assert sp.simplify(objective.subs(m, crit) - 2 * rec.utility[0].bound) == 0
     assert rec.exponents(0) == {"n": sp.Rational(-1, 2), "dimension": sp.Rational(1, 4),
                                 "epsilon": sp.Rational(-1, 2), "failure_probability": sp.Rational(-1, 2)}
+
+
+def test_thm_3_trace_exponents():
+    flag = [f for f in zhang17.THM_3.flags if "tr(H) <= beta" in f.summary][0]
+    assert flag.kind is FlagKind.CAVEAT
+    thm = zhang17.THM_3
+    d, T = thm.symbol("dimension"), thm.symbol("steps")
+    for pure, want_noise, want_trace in ((True, sp.Rational(2, 3), -sp.Rational(1, 3)),
+                                         (False, sp.Rational(1, 3), -sp.Rational(2, 3))):
+        t_star = convex_utility.T_STAR_C_PURE if pure else convex_utility.T_STAR_C_APPROX
+        ez2 = (convex_utility.EZ2_C_PURE if pure else convex_utility.EZ2_C_APPROX).subs(T, t_star)
+        noise_exponent = sp.limit(sp.simplify(d * sp.diff(sp.log(ez2), d)), d, sp.oo)
+        assert noise_exponent == want_noise
+        assert thm.exponents(0 if pure else 1)["dimension"] == want_noise  # the record's claim
+        trace_term = thm.symbol("smoothness") * ez2 / (2 * d)  # tr(H) <= beta, divided by d
+        assert sp.limit(sp.simplify(d * sp.diff(sp.log(trace_term), d)), d, sp.oo) == want_trace
+    # tr(H) <= beta for the logistic loss on ||x|| <= X: phi'' <= 1/4 and beta = X^2/4
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=(200, 6))
+    x /= np.linalg.norm(x, axis=1, keepdims=True)
+    m = x @ rng.normal(size=6)
+    s = 1 / (1 + np.exp(-m))
+    hessian = (x.T * (s * (1 - s))) @ x / 200
+    assert np.trace(hessian) <= 0.25 + 1e-12

@@ -294,7 +294,7 @@ def test_thm_5_output_index():
         weight = 2 * eta_ - beta_ * eta_**2
         assert gl13 <= beta_ * (2 * gap0 / beta_ + sig2 * N_ * eta_**2) / (N_ * weight) * (1 + 1e-12)
         assert printed <= beta_ * (2 * gap0 / beta_ + sig2 * (N_ + 1) * eta_**2) / (N_ * weight) * (1 + 1e-12)
-    assert "n^2 + 1 noise terms" in _flag(thm, FlagKind.CAVEAT)
+    assert "n^2 + 1 noise terms" in _flag(thm, FlagKind.CAVEAT, "Ghadimi-Lan")
 
 
 def test_thm_5_convex_part():
@@ -355,3 +355,44 @@ def test_thm_6_rates_do_not_depend_on_the_reading():
         assert sp.nsimplify(slope) == thm.exponents(0)[name]
     assert thm.exponents(0) == {"n": -1, "dimension": sp.Rational(1, 2), "epsilon": -1, "failure_probability": 0}
     assert "(-1, 1/2, -1)" in _flag(thm, FlagKind.CAVEAT)
+
+
+def _linear_model_gradient(n, d, eps, delta, h=1.0, r0=0.1):
+    """Exact average over k = 1..n^2 of E||grad F(w_k)||^2 for F = (h/2)||w - w*||^2 (module: THM_5 flag)."""
+    lip, beta, h0 = 1 / math.sqrt(2 * math.e), 1.0, 0.5 * -math.expm1(-0.49)
+    sz2 = zhang17.ALG_2.evaluate("sigma_squared", lipschitz=lip, n=n, epsilon=eps, delta=delta)
+    eta = zhang17.THM_5.evaluate("learning_rate", lipschitz=lip, smoothness=beta, dimension=d, n=n, epsilon=eps,
+                                 delta=delta, initial_gap=h0)
+    with mpmath.workdps(30):
+        big_n, a, s2 = n * n, (1 - mpmath.mpf(eta) * h) ** 2, d * mpmath.mpf(sz2)
+        geometric = a * (1 - a**big_n) / (1 - a)  # sum_{k=1}^N a^k
+        return h * h * (r0 * r0 * geometric / big_n + mpmath.mpf(eta) ** 2 * s2 * (big_n - geometric) / (big_n * (1 - a)))
+
+
+def _model_slopes(base, delta):
+    out = {}
+    for axis in ("n", "d", "eps"):
+        values = [base[axis] / 2, base[axis], base[axis] * 2]
+        if axis != "eps":
+            values = [int(v) for v in values]
+        xs = [math.log(v) for v in values]
+        ys = [float(mpmath.log(_linear_model_gradient(**{**base, axis: v}, delta=delta))) for v in values]
+        mx, my = sum(xs) / 3, sum(ys) / 3
+        out[axis] = sum((x - mx) * (y - my) for x, y in zip(xs, ys)) / sum((x - mx) ** 2 for x in xs)
+    return out
+
+
+def test_thm_5_rate_is_asymptotic():
+    flag = [f for f in zhang17.THM_5.flags if "asymptotic in u" in f.summary][0]
+    assert flag.kind is FlagKind.CAVEAT
+    assert round(0.5 * -math.expm1(-0.49), 3) == 0.194  # h_0 of Welsch(scale=1, data_norm=0.7)
+    cases = (({"n": 200, "d": 4, "eps": 1.0}, 1e-2, (-0.90, 0.47, -0.95)),
+             ({"n": 200, "d": 4, "eps": 0.5}, 1e-5, (-0.73, 0.38, -0.75)),
+             ({"n": 20000, "d": 4, "eps": 1.0}, 1e-2, (-0.97, 0.50, -1.00)))
+    for base, delta, want in cases:
+        got = _model_slopes(base, delta)
+        assert tuple(round(got[a], 2) for a in ("n", "d", "eps")) == want, (base, got)
+    # the stationary term alone has the claimed rate: eta h s^2/2 ~ Dbar sigma_z sqrt(d)/(2n) (times k's log)
+    stationary = [_linear_model_gradient(n, 4, 1.0, 1e-2, r0=0.0) for n in (10**6, 2 * 10**6)]
+    assert float(mpmath.log(stationary[1] / stationary[0]) / math.log(2)) == pytest.approx(-1, abs=0.03)
+    assert zhang17.THM_5.exponents(2) == {"n": -1, "dimension": sp.Rational(1, 2), "epsilon": -1}
