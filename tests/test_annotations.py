@@ -99,6 +99,8 @@ ANNOTATED = (
     "reference/losses/linear_predictors.py",
     "reference/losses/points.py",
     "reference/losses/regularisers.py",
+    "reference/losses/robust.py",
+    "reference/losses/bounds.py",
     "reference/mechanisms/__init__.py",
     "reference/mechanisms/additive.py",
     "reference/mechanisms/base.py",
@@ -106,6 +108,11 @@ ANNOTATED = (
     "reference/mechanisms/selection.py",
     "reference/vectors/__init__.py",
     "reference/vectors/build.py",
+    "reference/zhang17/__init__.py",
+    "reference/zhang17/instances.py",
+    "reference/zhang17/output_perturbation.py",
+    "reference/zhang17/random_round_sgd.py",
+    "reference/zhang17/vectors.py",
 )
 
 #: The one spelling of each shared parameter type (parameter name -> accepted annotations).

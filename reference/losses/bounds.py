@@ -25,7 +25,7 @@ from spec.errors import ParameterError
 __all__ = ["origin_value_bound", "minimiser_norm_bound"]
 
 
-def origin_value_bound(loss) -> float:
+def origin_value_bound(loss: Loss) -> float:
     r"""``sup_row l(0; row)`` over every row within the loss's declared bounds, rounded up.
 
     For a non-negative loss this bounds ``F(0, S) - F*`` for every data set ``S`` (``F* >= 0``):
@@ -81,7 +81,7 @@ def origin_value_bound(loss) -> float:
     )
 
 
-def minimiser_norm_bound(loss) -> float:
+def minimiser_norm_bound(loss: Loss) -> float:
     r"""A bound ``D >= ||argmin_w (1/n) sum_i l(w; row_i)||`` valid for every data set, rounded up.
 
     * ``Regularised(base, L2Regulariser(lambda))``, ``lambda > 0``, base non-negative: every

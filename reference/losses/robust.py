@@ -46,7 +46,7 @@ class Welsch(Loss):
     supervised = False
     convex = False
 
-    def __init__(self, *, scale, data_norm):
+    def __init__(self, *, scale: float, data_norm: float) -> None:
         self.scale = validate.positive("scale", scale)
         self.data_norm = validate.positive("data_norm", data_norm)
 

@@ -27,8 +27,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from reference.losses import L2Regulariser, LeastSquares, Logistic, Regularised, minimiser_norm_bound
-from reference.rng import as_generator
+from reference.arrays import ArrayLike
+from reference.losses import L2Regulariser, LeastSquares, Logistic, Loss, Regularised, minimiser_norm_bound
+from reference.rng import RngLike, as_generator
 from spec import validate
 from spec.errors import ParameterError
 
@@ -43,36 +44,36 @@ __all__ = [
 ]
 
 
-def _with_radius(make):
+def _with_radius(make) -> Regularised:
     """The loss ``make(R)`` with ``R = 2 D``, D its public minimiser bound (which does not depend on R)."""
     d = minimiser_norm_bound(make(1.0))
     return make(2.0 * d)
 
 
-def ridge_loss(*, feature_norm=1.0, label_bound=1.0, strength) -> Regularised:
+def ridge_loss(*, feature_norm: float = 1.0, label_bound: float = 1.0, strength: float) -> Regularised:
     """``Regularised(LeastSquares(X, Y, R), L2Regulariser(lambda), R)`` with ``R = 2 Y/sqrt(lambda)``."""
     lam = validate.positive("strength", strength)
     x, y = validate.positive("feature_norm", feature_norm), validate.positive("label_bound", label_bound)
 
-    def make(radius):
+    def make(radius: float) -> Loss:
         base = LeastSquares(feature_norm=x, label_bound=y, domain_radius=radius)
         return Regularised(base, L2Regulariser(strength=lam), domain_radius=radius)
 
     return _with_radius(make)
 
 
-def regularised_logistic_loss(*, feature_norm=1.0, strength) -> Regularised:
+def regularised_logistic_loss(*, feature_norm: float = 1.0, strength: float) -> Regularised:
     """``Regularised(Logistic(X), L2Regulariser(lambda), R)`` with ``R = 2 D``, ``D = min(X/lambda, sqrt(2 ln 2/lambda))``."""
     lam = validate.positive("strength", strength)
     x = validate.positive("feature_norm", feature_norm)
 
-    def make(radius):
+    def make(radius: float) -> Loss:
         return Regularised(Logistic(feature_norm=x), L2Regulariser(strength=lam), domain_radius=radius)
 
     return _with_radius(make)
 
 
-def sphere_points(n, dimension, *, radius=1.0, rng=None) -> np.ndarray:
+def sphere_points(n: int, dimension: int, *, radius: float = 1.0, rng: RngLike = None) -> np.ndarray:
     """``n`` points uniform on the sphere of radius ``radius`` in R^dimension (normalised Gaussians)."""
     gen = as_generator(rng)
     n_ = validate.positive_integer("n", n)
@@ -85,7 +86,8 @@ def sphere_points(n, dimension, *, radius=1.0, rng=None) -> np.ndarray:
     return z / norm * (r * (1.0 - 1e-15))
 
 
-def ridge_data(*, n, dimension, feature_norm=1.0, label_bound=1.0, rng=None) -> np.ndarray:
+def ridge_data(*, n: int, dimension: int, feature_norm: float = 1.0, label_bound: float = 1.0,
+               rng: RngLike = None) -> np.ndarray:
     """Rows ``[x, y]``: ``x`` uniform on the sphere of radius X, ``y = <w*, x> + e`` with
     ``||w*|| = Y/(2X)`` along the first axis and ``e`` uniform on ``[-Y/2, Y/2]``, so ``|y| <= Y``."""
     gen = as_generator(rng)
@@ -98,7 +100,8 @@ def ridge_data(*, n, dimension, feature_norm=1.0, label_bound=1.0, rng=None) -> 
     return np.column_stack([x, y])
 
 
-def logistic_data(*, n, dimension, feature_norm=1.0, signal=2.0, rng=None) -> np.ndarray:
+def logistic_data(*, n: int, dimension: int, feature_norm: float = 1.0, signal: float = 2.0,
+                  rng: RngLike = None) -> np.ndarray:
     """Rows ``[x, y]``: ``x`` uniform on the sphere of radius X, ``y = +1`` with probability
     ``1/(1 + exp(-signal <e_1, x>))`` (never separable in distribution: the logistic minimiser is
     finite with high probability when ``n >> d``)."""
@@ -110,7 +113,7 @@ def logistic_data(*, n, dimension, feature_norm=1.0, signal=2.0, rng=None) -> np
     return np.column_stack([x, y])
 
 
-def location_data(*, n, dimension, centre, spread, rng=None) -> np.ndarray:
+def location_data(*, n: int, dimension: int, centre: float, spread: float, rng: RngLike = None) -> np.ndarray:
     """Points ``m + s g/sqrt(d)`` with ``m = centre e_1`` and ``g`` standard normal, truncated to the
     ball of radius ``centre + 6 spread`` by rejection (rows within that bound, never clipped)."""
     gen = as_generator(rng)
@@ -139,7 +142,7 @@ class QuadraticObjective:
     minimiser: np.ndarray
 
     @classmethod
-    def ridge(cls, data, *, strength) -> "QuadraticObjective":
+    def ridge(cls, data: ArrayLike, *, strength: float) -> "QuadraticObjective":
         rows = np.asarray(data, dtype=np.float64)
         if rows.ndim != 2 or rows.shape[1] < 2:
             raise ParameterError(f"data (shape {rows.shape}) must have shape (n, d + 1)")
@@ -149,7 +152,7 @@ class QuadraticObjective:
         h = x.T @ x / n + lam * np.eye(p)
         return cls(hessian=h, minimiser=np.linalg.solve(h, x.T @ y / n))
 
-    def excess_risk(self, theta) -> np.ndarray:
+    def excess_risk(self, theta: ArrayLike) -> np.ndarray:
         """``F(theta) - F(w_hat)`` for ``theta`` of shape ``(..., d)``."""
         diff = np.asarray(theta, dtype=np.float64) - self.minimiser
         return 0.5 * np.einsum("...i,ij,...j->...", diff, self.hessian, diff)

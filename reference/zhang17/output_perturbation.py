@@ -37,13 +37,14 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from reference import arrays
+from reference.arrays import ArrayLike
 from reference.domains import L2Ball, Rp
-from reference.losses import minimiser_norm_bound
+from reference.losses import Loss, minimiser_norm_bound
 from reference.problem import check_problem
 from reference.results import AlgorithmResult
 from reference.rng import RngLike
 from reference.samplers import RadialLaplace
-from reference.tape import noise_source
+from reference.tape import NoiseLike, noise_source
 from spec import validate
 from spec import zhang17 as _spec
 from spec.errors import AssumptionError, ParameterError
@@ -136,7 +137,7 @@ class OutputPerturbationGDResult(AlgorithmResult):
     iterates: np.ndarray | None = field(default=None, repr=False)
 
 
-def _setting(loss, setting) -> str:
+def _setting(loss: Loss, setting: str | None) -> str:
     mu = loss.constants.strong_convexity
     if setting is None:
         return "strongly_convex" if mu > 0 else "convex"
@@ -149,8 +150,9 @@ def _setting(loss, setting) -> str:
     return s
 
 
-def gd_constants(*, loss, n, dimension, epsilon, delta=0.0, minimiser_norm=None, setting=None, steps=None,
-                 sensitivity_formula="sensitivity") -> dict:
+def gd_constants(*, loss: Loss, n: int, dimension: int, epsilon: float, delta: float = 0.0,
+                 minimiser_norm: float | None = None, setting: str | None = None, steps: int | None = None,
+                 sensitivity_formula: str = "sensitivity") -> dict:
     """The public constants of Algorithm 1: setting, D, eta, T and Delta, from the records.
 
     Parameters are those of :func:`output_perturbation_gd` (``n`` and ``dimension`` instead of
@@ -213,7 +215,8 @@ def gd_constants(*, loss, n, dimension, epsilon, delta=0.0, minimiser_norm=None,
             "sensitivity": sens, "sensitivity_formula": form}
 
 
-def gradient_descent(rows, *, loss, learning_rate, steps, keep=False):
+def gradient_descent(rows: np.ndarray, *, loss: Loss, learning_rate: float, steps: int,
+                     keep: bool = False) -> tuple[np.ndarray, np.ndarray | None]:
     """Lines 1-3: ``T`` full-batch steps ``w_{t+1} = w_t - (eta/n) sum_i grad f(w_t, xi_i)`` from 0.
 
     ``rows`` is a :meth:`~reference.losses.Loss.validate_data` snapshot (no check here). Returns
@@ -233,9 +236,11 @@ def gradient_descent(rows, *, loss, learning_rate, steps, keep=False):
     return w, (np.stack(kept) if keep else None)
 
 
-def output_perturbation_gd(data, *, loss, epsilon, delta=0.0, minimiser_norm=None, setting=None, steps=None,
-                           sensitivity_formula="sensitivity", calibration="printed", runs=1,
-                           rng: RngLike = None, noise=None, iterates=False) -> OutputPerturbationGDResult:
+def output_perturbation_gd(data: ArrayLike, *, loss: Loss, epsilon: float, delta: float = 0.0,
+                           minimiser_norm: float | None = None, setting: str | None = None, steps: int | None = None,
+                           sensitivity_formula: str = "sensitivity", calibration: str = "printed", runs: int = 1,
+                           rng: RngLike = None, noise: NoiseLike = None,
+                           iterates: bool = False) -> OutputPerturbationGDResult:
     r"""Algorithm 1: T steps of full-batch gradient descent from ``w_0 = 0``, then one noise draw.
 
     Parameters

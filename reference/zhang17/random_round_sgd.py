@@ -25,16 +25,18 @@ whatever the ``R``: ``"zhang17 Alg.2 L1 R"`` (``integers``, ``high = n^2``, shap
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Callable, Literal
 
 import numpy as np
 
 from reference import arrays
+from reference.arrays import ArrayLike
 from reference.domains import Rp
-from reference.losses import origin_value_bound
+from reference.losses import Loss, origin_value_bound
 from reference.problem import check_problem
 from reference.results import AlgorithmResult
 from reference.rng import RngLike
-from reference.tape import noise_source
+from reference.tape import NoiseLike, noise_source
 from spec import validate
 from spec import zhang17 as _spec
 from spec.errors import AssumptionError, ParameterError
@@ -83,7 +85,8 @@ class RRPSGDResult(AlgorithmResult):
     transcript: dict | None = field(default=None, repr=False)
 
 
-def rrpsgd_constants(*, loss, n, dimension, epsilon, delta, initial_gap=None) -> dict:
+def rrpsgd_constants(*, loss: Loss, n: int, dimension: int, epsilon: float, delta: float,
+                     initial_gap: float | None = None) -> dict:
     """The public constants of Algorithm 2: ``sigma`` (line 4), ``eta`` (Theorem 5), ``n^2``.
 
     Returns a dict with ``sigma``, ``learning_rate``, ``initial_gap``, ``max_rounds`` and
@@ -120,8 +123,9 @@ def rrpsgd_constants(*, loss, n, dimension, epsilon, delta, initial_gap=None) ->
             "round_probability": _spec.THM_5.evaluate("round_probability", n=n_, check=False)}
 
 
-def rrpsgd(data, *, loss, epsilon, delta, initial_gap=None, runs=1, rng: RngLike = None, noise=None,
-           transcript=None) -> RRPSGDResult:
+def rrpsgd(data: ArrayLike, *, loss: Loss, epsilon: float, delta: float, initial_gap: float | None = None,
+           runs: int = 1, rng: RngLike = None, noise: NoiseLike = None,
+           transcript: Callable[[int, dict], object] | Literal[True] | None = None) -> RRPSGDResult:
     r"""Algorithm 2 (RRPSGD): R ~ P, then R noisy single-record SGD steps with a constant step.
 
     Parameters

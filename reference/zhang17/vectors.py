@@ -11,6 +11,8 @@ from __future__ import annotations
 import numpy as np
 
 from reference import zhang17
+from reference.losses import Loss
+from reference.results import AlgorithmResult
 from reference.tape import NoiseTape, Recorder, Replay
 from reference.vectors.build import build_loss
 from reference.zhang17 import output_perturbation, random_round_sgd
@@ -28,7 +30,7 @@ TOL_ALG2 = {"absolute": 1e-9, "relative": 0.0,
             "justification": "<= 16 steps of O(100) double arithmetic; no projection: margin > 1e4 ulps"}
 
 
-def _ridge(strength, label_bound=1.0, feature_norm=1.0):
+def _ridge(strength: float, label_bound: float = 1.0, feature_norm: float = 1.0) -> dict:
     """The ridge loss as a vector describes it (``reference.zhang17.instances.ridge_loss``'s radius)."""
     radius = 2 * label_bound / strength**0.5
     return {"name": "Regularised", "bounds": {"domain_radius": radius},
@@ -37,13 +39,13 @@ def _ridge(strength, label_bound=1.0, feature_norm=1.0):
             "regulariser": {"name": "L2Regulariser", "bounds": {"strength": strength}}}
 
 
-def _regularised_logistic(strength, radius):
+def _regularised_logistic(strength: float, radius: float) -> dict:
     return {"name": "Regularised", "bounds": {"domain_radius": radius},
             "loss": {"name": "Logistic", "bounds": {"feature_norm": 1.0}},
             "regulariser": {"name": "L2Regulariser", "bounds": {"strength": strength}}}
 
 
-def _rows(seed, n, d, kind):
+def _rows(seed: int, n: int, d: int, kind: str) -> list:
     """Rows with 6-decimal entries: features of norm in [0.3, 0.99] (x 0.7 for points), labels
     ``0.5 x_1 + U(-0.4, 0.4)`` (ridge, ``|y| <= 0.9``) or +-1 (logistic)."""
     rng = np.random.default_rng(seed)
@@ -91,11 +93,11 @@ SPEC_IDS = {
 _ALG1_KEYS = ("epsilon", "delta", "minimiser_norm", "setting", "steps", "sensitivity_formula", "calibration", "runs")
 
 
-def _tolist(a):
+def _tolist(a) -> list:
     return np.asarray(a, dtype=np.float64).tolist()
 
 
-def _run(vector, noise, *, keep=False):
+def _run(vector: dict, noise, *, keep: bool = False) -> tuple[Loss, AlgorithmResult]:
     inputs, prm = vector["inputs"], vector["parameters"]
     data = np.asarray(inputs["data"], dtype=np.float64)
     loss = build_loss(inputs["loss"])
