@@ -37,12 +37,19 @@ their inner loops, where the rows are that checked snapshot.
 
 Modules: :mod:`~reference.losses.base` (:class:`Loss`, :class:`LossConstants`),
 :mod:`~reference.losses.points`, :mod:`~reference.losses.linear_predictors`,
-:mod:`~reference.losses.regularisers`.
+:mod:`~reference.losses.regularisers`, :mod:`~reference.losses.heavy_tailed` (the same formulas without
+data bounds and without declared constants, for wang20's heavy-tailed algorithms).
 """
 
 from __future__ import annotations
 
 from reference.losses.base import BOUND_TOLERANCE, Loss, LossConstants
+from reference.losses.heavy_tailed import (
+    HeavyTailedHalfSquaredDistance,
+    HeavyTailedLeastSquares,
+    HeavyTailedLinear,
+    HeavyTailedLogistic,
+)
 from reference.losses.linear_predictors import (
     Hinge,
     Huber,
@@ -72,5 +79,9 @@ __all__ = [
     "L2Regulariser",
     "L1Regulariser",
     "Regularised",
+    "HeavyTailedLinear",
+    "HeavyTailedHalfSquaredDistance",
+    "HeavyTailedLeastSquares",
+    "HeavyTailedLogistic",
     "BOUND_TOLERANCE",
 ]
