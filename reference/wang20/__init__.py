@@ -13,9 +13,9 @@ data set; every draw is standardised and labelled with its pseudocode line
 
 Modules
 -------
-:mod:`reference.wang20.sample_aggregate`
+:mod:`reference.wang20.sample_and_aggregate`
     Algorithm 1 (sample-and-aggregate, the centre of attention and its reconstructed smooth bound).
-:mod:`reference.wang20.trimmed_mean`
+:mod:`reference.wang20.bun_steinke`
     Algorithm 2 (Bun-Steinke's trimmed mean with the corrected smooth bound, arsinh-normal noise).
 :mod:`reference.wang20.catoni_giulini`
     The Catoni-Giulini smoothed truncation (eq. 6-10), stable and clamped.
@@ -36,13 +36,13 @@ from reference.wang20.gradient_descent import (
     steps_and_learning_rate,
     trimmed_mean_gd,
 )
-from reference.wang20.sample_aggregate import (
+from reference.wang20.sample_and_aggregate import (
     SampleAggregateResult,
     erm_blocks,
     projected_mean_blocks,
     sample_aggregate,
 )
-from reference.wang20.trimmed_mean import TrimmedMeanResult, trimmed_mean
+from reference.wang20.bun_steinke import TrimmedMeanResult, trimmed_mean
 
 __all__ = [
     "ALGORITHMS",

@@ -35,7 +35,7 @@ from reference.results import AlgorithmResult
 from reference.rng import RngLike
 from reference.tape import noise_source
 from reference.wang20 import catoni_giulini as _cg
-from reference.wang20 import trimmed_mean as _tm
+from reference.wang20 import bun_steinke as _tm
 from spec import validate
 from spec.errors import ParameterError
 from spec.wang20 import gradient_descent as _spec

@@ -47,6 +47,7 @@ __all__ = [
     "trimmed_mean",
     "smooth_bound",
     "clipped_trimmed_mean",
+    "noise_scale",
     "release",
 ]
 
@@ -175,6 +176,20 @@ def clipped_trimmed_mean(values, *, trim, mean_lower, mean_upper, presorted=Fals
     return np.clip(mean, a, b)
 
 
+def noise_scale(values, *, trim, dilation, shift, mean_lower, mean_upper, presorted=False) -> np.ndarray:
+    """``S^t(x)/s``, the multiplier of ``sinh(Y)`` in line 3, rounded up (the numpy version of
+    :func:`spec.wang20.trimmed_mean.noise_scale`).
+
+    Privacy
+    -------
+    ``wang20.alg_2``, ``wang20.thm_3``.
+    """
+    s = validate.positive("shift", shift)
+    bound = smooth_bound(values, trim=trim, dilation=dilation, mean_lower=mean_lower, mean_upper=mean_upper,
+                         presorted=presorted)
+    return bound / s * _ROUND_UP
+
+
 def release(values, *, trim, dilation, shift, mean_lower, mean_upper, noise: NoiseSource, label: str, size=(),
             presorted=False):
     """Lines 1-3 on every sample along the last axis: ``(output, statistic, S, S/s)``.
@@ -192,7 +207,7 @@ def release(values, *, trim, dilation, shift, mean_lower, mean_upper, noise: Noi
     # [wang20 Alg.2 L2] [trim_m(x)]_[a,b] = clip_[a,b]((x_(m+1) + ... + x_(n-m))/(n - 2m))
     statistic = clipped_trimmed_mean(xs, trim=trim, mean_lower=mean_lower, mean_upper=mean_upper, presorted=True)
     # [wang20 Alg.2 L3] output [trim_m(x)]_[a,b] + (S^t(x)/s) Z, Z = sinh(Y), Y ~ N(0, 1)
-    scale = bound / s * _ROUND_UP
+    scale = bound / s * _ROUND_UP  # = noise_scale(...)
     y = noise.normal(label, tuple(size) + xs.shape[:-1])
     return statistic + scale * np.sinh(y), statistic, bound, scale
 
