@@ -201,9 +201,21 @@ def robust_mean(values, *, truncation_scale, noise_precision, axis=-1) -> np.nda
     x = np.asarray(values, dtype=float)
     s = validate.positive("truncation_scale", truncation_scale)
     beta = validate.positive("noise_precision", noise_precision)
+    root_beta = math.sqrt(beta)
     a = x / s
-    if not np.all(np.isfinite(a)):
+    # regime 1 with b = |a|/sqrt(beta): a (1 - b^2/2) - a^3/6 = a - (1/(2 beta) + 1/6) a^3; it applies
+    # where |a| + 40 b < sqrt 2, i.e. |a| < sqrt 2/(1 + 40/sqrt(beta))
+    out = a * a
+    out *= a
+    out *= -(0.5 / beta + 1.0 / 6.0)
+    out += a
+    loud = np.abs(a) >= _ROOT2 / (1.0 + _NEGLIGIBLE / root_beta)
+    if loud.any():
+        idx = np.nonzero(loud)
+        al = a[idx]
+        out[idx] = _smoothed(al, np.abs(al) / root_beta)
+    np.clip(out, -PHI_BOUND, PHI_BOUND, out=out)
+    result = s * np.mean(out, axis=axis)
+    if not np.all(np.isfinite(result)):
         raise ValueError("values must be finite (a gradient overflowed?)")
-    b = np.abs(a) * (1.0 / math.sqrt(beta))
-    return s * np.mean(_smoothed(a, b), axis=axis)
-
+    return result

@@ -15,26 +15,30 @@ law                    construction (standardised draws)            tail index  
 ``laplace``            ``L / sqrt 2``, L standard Laplace           inf         6
 ``student_t``          ``Z sqrt((nu - 2)/(2 G))``, G ~ Gamma(nu/2)  nu          ``3 (nu - 2)/(nu - 4)`` (nu > 4)
 ``pareto``             ``sign(U - 1/2) e^{E/alpha} sqrt((alpha-2)/alpha)``  alpha  ``(alpha-2)^2/(alpha(alpha-4))``
+``pareto_right``       ``(e^{E/alpha} - alpha/(alpha-1))/sd``, E ~ Exp(1)  alpha       ``mu_4/sd^4`` (alpha > 4)
 ``lognormal``          ``(e^{s Z} - e^{s^2/2}) / sqrt((e^{s^2} - 1) e^{s^2})``  inf  ``e^{4s^2} + 2e^{3s^2} + 3e^{2s^2} - 3``
 =====================  ===========================================  ==========  ===============================
 
 (t_nu is ``Z / sqrt(chi2_nu / nu)`` with ``chi2_nu = 2 Gamma(nu/2)``, variance ``nu/(nu - 2)``; the
-symmetric Pareto has ``E|X|^k = alpha/(alpha - k)`` before scaling; the log-normal is centred and
-skewed.) The kurtosis is infinite when the tail index is at most 4; the variance needs tail index
+symmetric Pareto has ``E|X|^k = alpha/(alpha - k)`` before scaling; ``pareto_right`` is the
+one-sided Pareto law (``x_m = 1``, raw moments ``alpha/(alpha - k)``) centred and scaled, with
+``sd^2 = alpha/((alpha - 1)^2 (alpha - 2))`` and ``mu_4`` its fourth central moment from the raw ones:
+a right tail of index alpha, the law whose clipping biases the mean; the log-normal is centred
+and skewed.) The kurtosis is infinite when the tail index is at most 4; the variance needs tail index
 above 2.
 
 Problems
 --------
 :class:`LinearRegression`
-    ``x`` with i.i.d. coordinates of a law, ``y = <w*, x> + noise_scale e``, ``e`` of another law,
-    independent of ``x``; loss ``(<w, x> - y)^2/2``. Since ``E x x^T = I`` and ``E e = 0``,
-    ``L_D(w) = ||w - w*||^2/2 + noise_scale^2/2`` exactly: ``w*`` minimises it over any ``W``
-    containing it, smoothness and strong convexity are 1, and the excess risk is
-    ``||w - w*||^2/2``. Assumption 4: with ``u = w - w*``,
-    ``E (grad_j l)^2 = E[(<u, x> - s e)^2 x_j^2] = ||u||^2 + (kappa - 1) u_j^2 + s^2`` (independent
-    zero-mean coordinates kill every cross term), whose supremum over ``||u|| <= R_u`` is
-    ``v = kappa R_u^2 + s^2`` (at ``u = R_u e_j``), ``R_u = ||c - w*|| + R`` for the ball of radius
-    ``R`` about ``c``.
+    ``x = f X`` with i.i.d. coordinates ``X_j`` of a law and a scale ``f`` (``feature_scale``),
+    ``y = <w*, x> + s e``, ``e`` of another law, independent of ``x``; loss ``(<w, x> - y)^2/2``.
+    Since ``E x x^T = f^2 I`` and ``E e = 0``, ``L_D(w) = f^2 ||w - w*||^2/2 + s^2/2`` exactly:
+    ``w*`` minimises it over any ``W`` containing it, smoothness and strong convexity are ``f^2``,
+    and the excess risk is ``f^2 ||w - w*||^2/2``. Assumption 4: with ``u = w - w*``,
+    ``E (grad_j l)^2 = E[(<u, x> - s e)^2 x_j^2] = f^4 (||u||^2 + (kappa - 1) u_j^2) + s^2 f^2``
+    (independent zero-mean coordinates kill every cross term), whose supremum over
+    ``||u|| <= R_u`` is ``v = f^4 kappa R_u^2 + s^2 f^2`` (at ``u = R_u e_j``),
+    ``R_u = ||c - w*|| + R`` for the ball of radius ``R`` about ``c``.
 :class:`MeanEstimation`
     ``d = mu + scale X``, loss ``||w - d||^2/2``: ``L_D(w) = ||w - mu||^2/2 + p scale^2/2``; the
     gradient ``w - d`` has mean ``w - mu`` (coordinates in ``[-R_u, R_u]``: Assumption 3.2) and, for
@@ -80,7 +84,7 @@ __all__ = [
 
 #: Prefix of every tape label the data generators draw under.
 LABEL_PREFIX = "wang20 data"
-LAWS = ("gaussian", "laplace", "student_t", "pareto", "lognormal")
+LAWS = ("gaussian", "laplace", "student_t", "pareto", "pareto_right", "lognormal")
 
 
 @dataclass(frozen=True)
@@ -102,11 +106,11 @@ class Law:
     @property
     def tail_index(self) -> float:
         """The largest finite moment order (``inf`` for light tails)."""
-        return float(self.parameter) if self.name in ("student_t", "pareto") else math.inf
+        return float(self.parameter) if self.name in ("student_t", "pareto", "pareto_right") else math.inf
 
     @property
     def symmetric(self) -> bool:
-        return self.name != "lognormal"
+        return self.name not in ("lognormal", "pareto_right")
 
     @property
     def kurtosis(self) -> float:
@@ -120,6 +124,13 @@ class Law:
             return 3.0 * (p - 2.0) / (p - 4.0) if p > 4 else math.inf
         if self.name == "pareto":
             return (p - 2.0) ** 2 / (p * (p - 4.0)) if p > 4 else math.inf
+        if self.name == "pareto_right":
+            if not p > 4:
+                return math.inf
+            raw = [p / (p - k) for k in range(5)]
+            m = raw[1]
+            mu4 = raw[4] - 4 * m * raw[3] + 6 * m * m * raw[2] - 3 * m**4
+            return mu4 / _pareto_right_sd(p) ** 4
         e = math.exp(p * p)
         return e**4 + 2 * e**3 + 3 * e**2 - 3.0
 
@@ -139,19 +150,27 @@ class Law:
             u = noise.uniform(f"{label}: sign", shape)
             e = noise.exponential(f"{label}: exponential", shape)
             return np.where(u < 0.5, -1.0, 1.0) * np.exp(e / p) * math.sqrt((p - 2.0) / p)
+        if self.name == "pareto_right":
+            e = noise.exponential(f"{label}: exponential", shape)
+            return (np.exp(e / p) - p / (p - 1.0)) / _pareto_right_sd(p)
         z = noise.normal(f"{label}: normal", shape)
         sd = math.sqrt(math.expm1(p * p) * math.exp(p * p))
         return (np.exp(p * z) - math.exp(p * p / 2.0)) / sd
 
 
+def _pareto_right_sd(alpha: float) -> float:
+    return math.sqrt(alpha / ((alpha - 1.0) ** 2 * (alpha - 2.0)))
+
+
 def law(name, parameter=None) -> Law:
-    """A :class:`Law`, validated: ``student_t`` and ``pareto`` need a parameter ``> 2`` (finite variance)."""
+    """A :class:`Law`, validated: ``student_t``, ``pareto`` and ``pareto_right`` need a parameter ``> 2``
+    (finite variance)."""
     name = validate.choice("name", name, LAWS)
     if name in ("gaussian", "laplace"):
         if parameter is not None:
             raise ParameterError(f"parameter ({parameter!r}) must be None for the {name} law")
         return Law(name)
-    if name in ("student_t", "pareto"):
+    if name in ("student_t", "pareto", "pareto_right"):
         value = validate.real("parameter", parameter)
         if not value > 2:
             raise ParameterError(f"parameter ({value!r}) must be > 2 for the {name} law (finite variance)")
@@ -184,17 +203,21 @@ class LinearRegression:
         Laws of each feature coordinate and of ``e`` (zero mean, unit variance).
     noise_scale : float
         ``s >= 0``.
+    feature_scale : float
+        ``f > 0``: the curvature of the population risk is ``f^2``.
     """
 
     minimiser: np.ndarray
     features: Law
     noise: Law
     noise_scale: float = 1.0
+    feature_scale: float = 1.0
     loss: HeavyTailedLeastSquares = field(default_factory=HeavyTailedLeastSquares, repr=False)
 
     def __post_init__(self):
         object.__setattr__(self, "minimiser", _vector("minimiser", self.minimiser))
         object.__setattr__(self, "noise_scale", validate.nonnegative("noise_scale", self.noise_scale))
+        object.__setattr__(self, "feature_scale", validate.positive("feature_scale", self.feature_scale))
 
     @property
     def dimension(self) -> int:
@@ -204,30 +227,37 @@ class LinearRegression:
         """``(n, p + 1)`` rows ``[x, y]``; tape labels ``"wang20 data features: ..."``, ``"... noise: ..."``."""
         n = validate.positive_integer("n", n)
         src = noise_source(rng=rng, noise=noise)
-        x = self.features.rvs((n, self.dimension), noise=src, label=f"{LABEL_PREFIX} features")
+        x = self.feature_scale * self.features.rvs((n, self.dimension), noise=src, label=f"{LABEL_PREFIX} features")
         e = self.noise.rvs((n,), noise=src, label=f"{LABEL_PREFIX} noise")
         return np.column_stack([x, x @ self.minimiser + self.noise_scale * e])
 
     def risk(self, theta):
-        """``L_D(theta) = ||theta - w*||^2/2 + noise_scale^2/2`` (exact), shape ``theta.shape[:-1]``."""
+        """``L_D(theta) = f^2 ||theta - w*||^2/2 + s^2/2`` (exact), shape ``theta.shape[:-1]``."""
         return self.excess_risk(theta) + 0.5 * self.noise_scale**2
 
     def excess_risk(self, theta):
-        """``||theta - w*||^2/2`` (exact; ``w*`` must lie in the domain for this to be the excess over W)."""
+        """``f^2 ||theta - w*||^2/2`` (exact; ``w*`` must lie in the domain for this to be the excess over W)."""
         d = _thetas(theta, self.dimension) - self.minimiser
-        return 0.5 * np.sum(d * d, axis=-1)
+        return 0.5 * self.feature_scale**2 * np.sum(d * d, axis=-1)
 
-    smoothness = 1.0
-    strong_convexity = 1.0
+    @property
+    def smoothness(self) -> float:
+        """``f^2`` (the Hessian of ``L_D`` is ``f^2 I``)."""
+        return self.feature_scale**2
+
+    @property
+    def strong_convexity(self) -> float:
+        return self.feature_scale**2
 
     def second_moment(self, domain) -> float:
-        """``v = kappa R_u^2 + noise_scale^2``: the supremum of ``E (grad_j l(w, .))^2`` over the ball ``domain``."""
+        """``v = f^4 kappa R_u^2 + s^2 f^2``: the supremum of ``E (grad_j l(w, .))^2`` over the ball ``domain``."""
         r_u = self._reach(domain)
         kappa = self.features.kurtosis
         if not math.isfinite(kappa):
             raise ParameterError(f"features ({self.features}) must have a finite fourth moment (tail index > 4) for "
                                  "Assumption 4 to hold")
-        return kappa * r_u**2 + self.noise_scale**2
+        f2 = self.feature_scale**2
+        return f2 * f2 * kappa * r_u**2 + self.noise_scale**2 * f2
 
     def _reach(self, domain) -> float:
         ball = _ball(domain)
