@@ -150,8 +150,12 @@ def smoothed_truncation(a, b):
 
 def _smoothed(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """:func:`smoothed_truncation` on checked arrays of one shape."""
-    # regime 1 everywhere first (the common case), then the others where they apply
-    out = a * (1.0 - 0.5 * b * b) - a * a * a / 6.0
+    shape = a.shape
+    a, b = a.reshape(-1), b.reshape(-1)
+    # regime 1 everywhere first (the common case), then the others where they apply (there the
+    # polynomial may overflow: those entries are overwritten)
+    with np.errstate(over="ignore", invalid="ignore"):
+        out = a * (1.0 - 0.5 * b * b) - a * a * a / 6.0
     loud = np.abs(a) + _NEGLIGIBLE * b >= _ROOT2
     if loud.any():
         idx = np.nonzero(loud)
@@ -168,7 +172,7 @@ def _smoothed(a: np.ndarray, b: np.ndarray) -> np.ndarray:
             tail[~zero] = _tail_regime(at[~zero], bt[~zero])
         values[~exact] = tail
         out[idx] = values
-    return np.clip(out, -PHI_BOUND, PHI_BOUND, out=out)
+    return np.clip(out, -PHI_BOUND, PHI_BOUND, out=out).reshape(shape)
 
 
 def robust_mean(values, *, truncation_scale, noise_precision, axis=-1) -> np.ndarray:
@@ -205,10 +209,11 @@ def robust_mean(values, *, truncation_scale, noise_precision, axis=-1) -> np.nda
     a = x / s
     # regime 1 with b = |a|/sqrt(beta): a (1 - b^2/2) - a^3/6 = a - (1/(2 beta) + 1/6) a^3; it applies
     # where |a| + 40 b < sqrt 2, i.e. |a| < sqrt 2/(1 + 40/sqrt(beta))
-    out = a * a
-    out *= a
-    out *= -(0.5 / beta + 1.0 / 6.0)
-    out += a
+    with np.errstate(over="ignore", invalid="ignore"):  # overflowing entries are loud: overwritten below
+        out = a * a
+        out *= a
+        out *= -(0.5 / beta + 1.0 / 6.0)
+        out += a
     loud = np.abs(a) >= _ROOT2 / (1.0 + _NEGLIGIBLE / root_beta)
     if loud.any():
         idx = np.nonzero(loud)

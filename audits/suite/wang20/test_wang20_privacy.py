@@ -31,7 +31,7 @@ Measured (default seed, smoke tier):
   0.905 at ``tau = 39.6 sinh 3``).
 * Algorithm 3 with line 4 as printed, at ``(epsilon, delta) = (1, 1e-20)``: each call's budget is
   ``epsilon/sqrt(d T) = 0.5`` instead of ``0.0518``; the transcript's exact KL divergence is
-  ``d T KL(Z + s || Z)`` = 4.9 times the claimed rho (quadrature, the twins' tests). A Monte Carlo
+  ``d T KL(Z + s || Z)`` = 4.3 times the claimed rho (quadrature, the twins' tests). A Monte Carlo
   of the best LLR event (4e5 draws) gives a margin of 0.037 over the zCDP trade-off; at 60000 runs
   per data set the band radius is 0.0095, so the expected margin is 0.018 with a standard deviation
   of 0.003. At ``delta = 1e-5`` the same bug is real but invisible: Bun and Steinke's arsinh-normal is
