@@ -24,8 +24,8 @@ rho*)`` (``v = 3 R^2 + 1/4``): the theorem's ``d^2/(n epsilon^2)`` up to ``T = c
 quantified by the formula column: ``T`` steps from 9 to 10 between n = 3000 and 12000 (n slope
 ``-1 + ln(10/9)/ln 4 = -0.92``), and ``rho*`` is ``epsilon^2/(4 ln(1/delta))`` only for small
 ``epsilon``: its log-slope is ``2 - sqrt(rho*)/(sqrt(rho*) + sqrt(ln(1/delta)))``, so at
-``delta = 1e-5`` over epsilon in {1, 2, 4} the epsilon slope would be -1.87; ``delta = 1e-10``
-keeps it at -1.96 for the same grid (a choice of regime, stated). The grid keeps the noise
+``delta = 1e-5`` over epsilon in {1, 2, 4} the epsilon slope would be -1.92; ``delta = 1e-10``
+keeps it at -1.96 for the same grid (a choice of regime, stated; ``wang20.thm_7`` CAVEAT flag). The grid keeps the noise
 inside W (``sigma sqrt(d) <= 0.37`` at every point), so the projection hardly acts.
 
 Theorem 8 (Algorithm 4, convex): the worst curvature for the theorem's T
