@@ -8,9 +8,10 @@ run's settings (tier, seed, family-wise and per-audit alpha). :meth:`Report.writ
   ``results``) and, under the single key ``timings``, the durations -- everything outside
   ``timings`` is a deterministic function of the seed and the code;
 * ``report.md``: the same as a readable page, with the command that reproduces the run;
-* plots (trade-off curves of profile audits, log-log fits of rate audits) when matplotlib is
-  importable (the optional ``report`` extra); otherwise the report says that plots were
-  skipped.
+* plots (trade-off curves of profile audits, log-log fits of rate audits, one line per method
+  for comparisons, :mod:`audits.comparison`) when matplotlib is importable (the optional
+  ``report`` extra); otherwise the report says that plots were skipped. A comparison's table is
+  also written into ``report.md``.
 """
 
 from __future__ import annotations
@@ -181,6 +182,15 @@ class Report:
         for e in data["entries"]:
             summaries = "<br>".join(r.get("summary", "").replace("|", "\\|") for r in e["results"]) or "-"
             lines.append(f"| `{e['nodeid']}` | {e['marker'] or '-'} | {e['outcome'] or '-'} | {summaries} |")
+        tables = [(e["nodeid"], r) for e in data["entries"] for r in e["results"]
+                  if r.get("result_type") == "comparison"]
+        if tables:
+            lines += ["", "## Comparisons", ""]
+            for nodeid, r in tables:
+                lines += [f"`{nodeid}`: {r['quantity']} against {r['axis']} (means with "
+                          f"{100 * (1 - r['alpha']):.6g}% intervals)", "", r["table"], ""]
+                lines += [f"* {k} not run: {v}" for k, v in r.get("missing", {}).items()]
+                lines += [f"* {note}" for note in r.get("notes", [])]
         lines += ["", "## Plots", ""]
         if data["plots"]:
             lines += [f"![{p}]({p})" for p in data["plots"]]
@@ -227,6 +237,8 @@ class Report:
                         ax.loglog(x, [gy * (v / gx) ** exp for v in x], "--", label=f"expected {exp:.2f}")
                         ax.set_xlabel(axis)
                         ax.legend(fontsize=8)
+                elif d.get("result_type") == "comparison":
+                    fig = _comparison_figure(plt, d)
                 if fig is not None:
                     name = f"{_slug(e.nodeid)}-{i}.png"
                     fig.tight_layout()
@@ -234,3 +246,34 @@ class Report:
                     plt.close(fig)
                     names.append(name)
         return names
+
+
+def _axis_positions(values):
+    """x positions for an axis that may contain ``inf`` (placed at twice the largest finite value)."""
+    finite = [float(v) for v in values if v not in ("inf", float("inf"))]
+    top = 2.0 * max(finite) if finite else 1.0
+    xs = [top if v in ("inf", float("inf")) else float(v) for v in values]
+    labels = ["inf" if v in ("inf", float("inf")) else f"{float(v):g}" for v in values]
+    return xs, labels
+
+
+def _comparison_figure(plt, d):  # pragma: no cover - needs matplotlib
+    """One line per method (means with their intervals) and per reference line, against the axis."""
+    xs, labels = _axis_positions(d["values"])
+    fig, ax = plt.subplots(figsize=(6, 4))
+    for name, s in d["series"].items():
+        low = [m - lo for m, lo in zip(s["mean"], s["ci_low"])]
+        high = [hi - m for m, hi in zip(s["mean"], s["ci_high"])]
+        ax.errorbar(xs, s["mean"], yerr=[low, high], marker="o", capsize=3, label=name)
+    for name, ys in d.get("reference_lines", {}).items():
+        ax.plot(xs, ys, "--", label=name)
+    ax.set_yscale("log")
+    ax.set_xscale("log")
+    ax.set_xticks(xs)
+    ax.set_xticklabels(labels)
+    ax.xaxis.set_minor_formatter(plt.NullFormatter())
+    ax.set_xlabel(d["axis"])
+    ax.set_ylabel(d["quantity"])
+    ax.set_title(d.get("name") or "comparison")
+    ax.legend(fontsize=7)
+    return fig

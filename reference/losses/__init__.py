@@ -40,11 +40,19 @@ Modules: :mod:`~reference.losses.base` (:class:`Loss`, :class:`LossConstants`),
 :mod:`~reference.losses.regularisers`, :mod:`~reference.losses.robust` (non-convex robust
 losses) and :mod:`~reference.losses.bounds` (public bounds every data set satisfies: the loss
 at the origin, the norm of the minimisers).
+:mod:`~reference.losses.regularisers`, :mod:`~reference.losses.heavy_tailed` (the same formulas without
+data bounds and without declared constants, for wang20's heavy-tailed algorithms).
 """
 
 from __future__ import annotations
 
 from reference.losses.base import BOUND_TOLERANCE, Loss, LossConstants
+from reference.losses.heavy_tailed import (
+    HeavyTailedHalfSquaredDistance,
+    HeavyTailedLeastSquares,
+    HeavyTailedLinear,
+    HeavyTailedLogistic,
+)
 from reference.losses.linear_predictors import (
     Hinge,
     Huber,
@@ -77,6 +85,10 @@ __all__ = [
     "L2Regulariser",
     "L1Regulariser",
     "Regularised",
+    "HeavyTailedLinear",
+    "HeavyTailedHalfSquaredDistance",
+    "HeavyTailedLeastSquares",
+    "HeavyTailedLogistic",
     "BOUND_TOLERANCE",
     "origin_value_bound",
     "minimiser_norm_bound",

@@ -254,6 +254,17 @@ ALG_1 = register(SpecRecord(
             (f"{_TESTS}::test_smooth_bound_exhaustive", f"{_TESTS}::test_smooth_bound_random",
              f"{_TESTS}::test_attention_rank"),
         ),
+        Flag(
+            FlagKind.CAVEAT,
+            "With NRS07's beta = epsilon/(4 (d + ln(2/delta))) the smooth bound sits at its floor "
+            "2 Lambda e^{-beta K} unless beta K >> 1, with K about sqrt(m)/2: sample-and-aggregate needs "
+            "thousands of blocks before its noise falls below the diameter of W.",
+            "At epsilon = 1, delta = 1e-5, d = 1: beta = 0.0189 and 1/gamma = 24.7; with m = 16 (K = 1) the "
+            "floor is e^{-beta} = 0.981 of 2 Lambda, so the noise's standard deviation is at least 48.5 "
+            "Lambda whatever the data; e^{-beta K} <= 1/e needs K >= 53, i.e. m >= 11343 blocks (the record's "
+            "formulas).",
+            (f"{_TESTS}::test_smooth_bound_floor_needs_many_blocks",),
+        ),
     ),
     notes=(
         "Line 2's redraw loop depends only on indices, so it costs no privacy; each record's count "

@@ -221,3 +221,15 @@ def test_thm_6_sigma_from_zcdp():
                                  delta=1e-6) <= 0.7 * (1 + 1e-12)
     assert rec.exponents(0) == {"n": sp.Rational(-1, 2), "epsilon": -1}
     assert cg.LEMMA_3.exponents(0) == {"n": sp.Rational(-1, 2)}
+
+
+def test_tiny_records_do_not_overflow_the_oracle():
+    """mpmath's erfc raises OverflowError above about 1e154; the oracle uses the asymptotic series there."""
+    for a in (1e-100, 1e-160, 1e-300):
+        value = cg.smoothed_truncation(a, a)
+        with mpmath.workdps(60):
+            assert abs(value - (a - a**3 / 6 - a**3 / 2)) < mpmath.mpf(10) ** -60 * a
+    with mpmath.workdps(60):
+        for v in (mpmath.mpf("1e21"), mpmath.mpf("1e50"), mpmath.mpf("1e100")):
+            assert abs(cg._erfc(v) / mpmath.erfc(v) - 1) < mpmath.mpf(10) ** -50
+        assert cg._erfc(mpmath.mpf(3)) == mpmath.erfc(3)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 
+import mpmath
 import pytest
 import sympy as sp
 
@@ -183,3 +184,50 @@ def test_trim_default_at_the_coordinate_budget():
         m2 = tm.ALG_2.evaluate("trim_default", epsilon=eps0, n=n, mean_lower=0.0, mean_upper=3.0)
         assert abs(m3 - m2) <= 1  # the same expression; eps0 rounded down once in m2
         assert 2 * m3 < n
+
+
+# --------------------------------------------------------------------------- findings of the reference phase
+def _arsinh_kl(shift):
+    """KL(Z || Z + shift), Z = sinh(Y), by mpmath quadrature over y."""
+    def log_density(u):
+        return -mpmath.asinh(u) ** 2 / 2 - mpmath.log(mpmath.sqrt(1 + u * u))
+
+    return mpmath.quad(lambda y: mpmath.npdf(y) * (log_density(mpmath.sinh(y)) - log_density(mpmath.sinh(y) + shift)),
+                       [-30, -3, 0, 3, 30])
+
+
+def test_alg_3_line_4_erratum_size():
+    with mpmath.workdps(30):
+        fisher = mpmath.quad(lambda y: mpmath.npdf(y) * (y + mpmath.tanh(y)) ** 2 / mpmath.cosh(y) ** 2,
+                             [-mpmath.inf, 0, mpmath.inf])
+        small = _arsinh_kl(mpmath.mpf("1e-3"))
+        assert float(small / mpmath.mpf("1e-6") * 2) == pytest.approx(float(fisher), rel=1e-3)
+        eps_0 = tm.ALG_2.evaluate("shift", epsilon=0.5) * 4  # line 4 as printed at epsilon = 1, d T = 4
+        kl = 4 * _arsinh_kl(mpmath.mpf(eps_0) / 4)
+    assert eps_0 == gd.ALG_3.evaluate("coordinate_epsilon_printed", epsilon=1.0, delta=1e-5, dimension=2, steps=2)
+    rho_5 = zcdp.rho_star(epsilon=1.0, delta=1e-5)
+    rho_20 = zcdp.rho_star(epsilon=1.0, delta=1e-20)
+    numbers = {"0.747": float(fisher), "0.047": float(fisher) / 16, "0.0233": float(kl), "1.12": float(kl) / rho_5,
+               "4.34": float(kl) / rho_20, "0.0208": rho_5, "0.00537": rho_20}
+    for text, value in numbers.items():
+        assert f"{value:.{len(text.split('.')[1])}f}" == text, (text, value)
+    assert f"{float(kl) / rho_5:.1f}" == "1.1" and f"{float(kl) / rho_20:.1f}" == "4.3"
+    flag = _flag_text(gd.ALG_3, "CAVEAT")
+    assert all(text in flag for text in numbers) and "1.1-fold" in flag and "4.3-fold" in flag
+
+
+def test_thm_7_epsilon_slope_through_rho_star():
+    e, a = sp.symbols("epsilon a", positive=True)
+    r = sp.sqrt(a + e) - sp.sqrt(a)  # sqrt(rho*), a = ln(1/delta)
+    slope = sp.diff(sp.log(r**2), e) * e
+    assert sp.simplify(slope - (2 - r / (r + sp.sqrt(a)))) == 0
+    assert sp.simplify(r**2 + 2 * r * sp.sqrt(a) - e) == 0
+    measured = {}
+    for delta in (1e-5, 1e-10):
+        x = [math.log(v) for v in (1.0, 2.0, 4.0)]
+        y = [-math.log(zcdp.rho_star(epsilon=v, delta=delta)) for v in (1.0, 2.0, 4.0)]
+        xm, ym = sum(x) / 3, sum(y) / 3
+        measured[delta] = sum((u - xm) * (w - ym) for u, w in zip(x, y)) / sum((u - xm) ** 2 for u in x)
+    assert f"{measured[1e-5]:.2f}" == "-1.92" and f"{measured[1e-10]:.2f}" == "-1.96"
+    flag = _flag_text(gd.THM_7, "CAVEAT")
+    assert "-1.92" in flag and "-1.96" in flag

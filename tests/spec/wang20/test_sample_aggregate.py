@@ -328,3 +328,22 @@ def test_thm_2_rate_from_lemma_1_and_thm_1():
     assert sp.simplify(excess / claim) == 1
     assert sa.THM_2.exponents(0) == {"n": -1, "dimension": 3, "epsilon": -4}
     assert sa.LEMMA_1.exponents(0) == {"n": sp.Rational(-1, 2)}
+
+
+def test_smooth_bound_floor_needs_many_blocks():
+    at = dict(epsilon=1.0, delta=1e-5, dimension=1, n=10**8)
+    rec = sa.ALG_1
+    beta = rec.evaluate("dilation", subsets=16, **at)
+    multiplier = rec.evaluate("noise_multiplier", subsets=16, **at)
+    assert rec.evaluate("last_shift", subsets=16, **at) == 1
+    floor = math.exp(-beta)
+    needed = math.ceil(1 / beta)
+    m = 16
+    while rec.evaluate("last_shift", subsets=m, **at) < needed:
+        m += 1
+    numbers = {"0.0189": beta, "24.7": multiplier, "0.981": floor, "48.5": 2 * floor * multiplier}
+    for text, value in numbers.items():
+        assert f"{value:.{len(text.split('.')[1])}f}" == text, (text, value)
+    assert needed == 53 and m == 11343
+    flag = _flag_text(rec, "CAVEAT")
+    assert all(text in flag for text in numbers) and "K >= 53" in flag and "m >= 11343" in flag

@@ -1,0 +1,224 @@
+"""wang20's known-answer vector cases: Algorithm 2 (the erratum's counterexample; Student-t data with the
+default trim), Algorithm 3 and Algorithm 4 on small heavy-tailed instances, each with one extreme record,
+and how the reference computes each.
+
+The data are deterministic functions of the row index (quantiles of heavy-tailed laws, permuted by a
+fixed rule, rounded to 9 significant digits), so regeneration reproduces the inputs exactly on any
+machine. The cases are written to ``reference/vectors/wang20/`` by ``python -m reference.vectors.generate``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy import stats as sps
+
+from reference import wang20
+from reference.tape import NoiseTape, Recorder, Replay
+from reference.vectors.build import build_domain, build_loss
+from reference.wang20 import bun_steinke
+from reference.wang20 import catoni_giulini as cg
+from reference.wang20 import gradient_descent as gd
+
+__all__ = ["CASES", "SPEC_IDS", "compute", "record", "build_vector"]
+
+_EXTREME = 1e6
+
+
+def _round(x):
+    return [[float(f"{v:.9g}") for v in row] for row in np.atleast_2d(x)]
+
+
+def _quantiles(dist, n, shift):
+    """``dist.ppf((i + 1/2)/n)`` for i = 0..n-1, permuted by ``i -> (shift i) mod n``."""
+    q = dist.ppf((np.arange(n) + 0.5) / n)
+    return q[(shift * np.arange(n)) % n]
+
+
+def _t_values(n):
+    return _round(_quantiles(sps.t(3), n, 7)[:, None])
+
+
+def _regression_rows(n, d, w, heavy=1e8):
+    x = np.column_stack([_quantiles(sps.t(5), n, 3 + 2 * j) for j in range(d)])
+    e = _quantiles(sps.t(3), n, 11)
+    rows = np.column_stack([x, x @ np.asarray(w) + 0.5 * e])
+    rows[0, :d] = heavy  # the extreme record
+    rows[0, d] = heavy
+    return _round(rows)
+
+
+def _logistic_rows(n, d, w):
+    x = np.column_stack([_quantiles(sps.t(4), n, 5 + 2 * j) for j in range(d)])
+    u = ((7 * np.arange(n)) % n + 0.5) / n
+    y = np.where(u < sps.logistic.cdf(x @ np.asarray(w)), 1.0, -1.0)
+    x[0] = 1e7
+    return _round(np.column_stack([x, y]))
+
+
+def _points(n, d):
+    pts = np.column_stack([0.2 + sps.laplace.ppf((((5 + 2 * j) * np.arange(n)) % n + 0.5) / n) for j in range(d)])
+    pts[0] = _EXTREME
+    return _round(pts)
+
+
+_BALL2 = {"name": "L2Ball", "parameters": {"radius": 1.0, "dim": 2}}
+
+CASES = (
+    dict(id="wang20-alg2-counterexample", algorithm="wang20 Alg.2", seed=201,
+         data=[[0.0], [1.0], [2.0], [3.0], [1000.0]],
+         parameters={"epsilon": 0.4, "mean_lower": 0.0, "mean_upper": 4.0, "trim": 1, "runs": 3}),
+    dict(id="wang20-alg2-student-t-default-trim", algorithm="wang20 Alg.2", seed=202,
+         data=_t_values(300) + [[_EXTREME]],
+         parameters={"epsilon": 1.0, "mean_lower": -1.0, "mean_upper": 1.0, "runs": 2}),
+    dict(id="wang20-alg3-mean-estimation", algorithm="wang20 Alg.3", seed=301, data=_points(20, 2),
+         loss={"name": "HeavyTailedHalfSquaredDistance", "bounds": {}}, domain=_BALL2,
+         parameters={"epsilon": 1.0, "delta": 1e-3, "mean_lower": -2.0, "mean_upper": 2.0, "trim": 3,
+                     "smoothness": 1.0, "strong_convexity": 1.0, "runs": 2}),
+    dict(id="wang20-alg3-least-squares-default-trim", algorithm="wang20 Alg.3", seed=302,
+         data=_regression_rows(24, 2, [0.3, -0.2], heavy=1e6),
+         loss={"name": "HeavyTailedLeastSquares", "bounds": {}}, domain=_BALL2,
+         parameters={"epsilon": 0.8, "delta": 1e-2, "mean_lower": -3.0, "mean_upper": 3.0, "smoothness": 1.0,
+                     "strong_convexity": 1.0, "runs": 1}),
+    dict(id="wang20-alg4-least-squares-strongly-convex", algorithm="wang20 Alg.4", seed=401,
+         data=_regression_rows(30, 2, [0.3, -0.2]),
+         loss={"name": "HeavyTailedLeastSquares", "bounds": {}}, domain=_BALL2,
+         parameters={"epsilon": 2.0, "delta": 1e-5, "second_moment": 10.0, "failure_probability": 1e-3,
+                     "smoothness": 1.0, "strong_convexity": 1.0, "schedule": "strongly_convex", "runs": 2}),
+    dict(id="wang20-alg4-logistic-convex", algorithm="wang20 Alg.4", seed=402,
+         data=_logistic_rows(25, 2, [1.0, -0.5]),
+         loss={"name": "HeavyTailedLogistic", "bounds": {}}, domain=_BALL2,
+         parameters={"epsilon": 4.0, "delta": 1e-5, "second_moment": 1.0, "failure_probability": 1e-3,
+                     "smoothness": 0.25, "schedule": "convex", "noise_precision": 4.0, "runs": 2}),
+)
+
+#: Spec ids per algorithm: the ones each reference function reports on its result.
+SPEC_IDS = {
+    "wang20 Alg.2": list(bun_steinke.SPEC_IDS),
+    "wang20 Alg.3": list(gd.ALG3_SPEC_IDS),
+    "wang20 Alg.4": list(gd.ALG4_SPEC_IDS),
+}
+
+
+def _tolist(a):
+    return np.asarray(a, dtype=np.float64).tolist()
+
+
+def _extreme(data) -> bool:
+    return bool(np.max(np.abs(np.asarray(data, dtype=float))) >= _EXTREME)
+
+
+def _run(vector, noise):
+    inputs, prm = vector["inputs"], vector["parameters"]
+    data = np.asarray(inputs["data"], dtype=np.float64)
+    algorithm = vector["algorithm"]
+    if algorithm == "wang20 Alg.2":
+        return wang20.trimmed_mean(data[:, 0], epsilon=prm["epsilon"], mean_lower=prm["mean_lower"],
+                                   mean_upper=prm["mean_upper"], trim=prm.get("trim"), runs=prm["runs"], noise=noise)
+    loss, domain = build_loss(inputs["loss"]), build_domain(inputs["domain"])
+    if algorithm == "wang20 Alg.3":
+        return wang20.trimmed_mean_gd(data, loss=loss, domain=domain, epsilon=prm["epsilon"], delta=prm["delta"],
+                                      mean_lower=prm["mean_lower"], mean_upper=prm["mean_upper"],
+                                      smoothness=prm["smoothness"], strong_convexity=prm["strong_convexity"],
+                                      trim=prm.get("trim"), runs=prm["runs"], noise=noise, transcript=True)
+    if algorithm == "wang20 Alg.4":
+        return wang20.catoni_giulini_gd(data, loss=loss, domain=domain, epsilon=prm["epsilon"], delta=prm["delta"],
+                                        second_moment=prm["second_moment"],
+                                        failure_probability=prm["failure_probability"], smoothness=prm["smoothness"],
+                                        schedule=prm["schedule"], strong_convexity=prm.get("strong_convexity"),
+                                        noise_precision=prm.get("noise_precision"), runs=prm["runs"], noise=noise,
+                                        transcript=True)
+    raise ValueError(f"algorithm ({algorithm!r}) must be one of {sorted(SPEC_IDS)}")
+
+
+def _gd_checkpoints(res):
+    out = []
+    for t in range(res.steps):
+        out.append({"step": t + 1, "iterate": f"g_{t}", "theta": _tolist(res.transcript["gradient"][t])})
+        out.append({"step": t + 1, "iterate": f"w_{t + 1}", "theta": _tolist(res.transcript["theta"][t])})
+    return out
+
+
+def _projection_active(res, domain) -> bool:
+    prev = np.concatenate([res.theta_1[None], res.transcript["theta"][:-1]])
+    raw = prev - res.learning_rate * res.transcript["gradient"]
+    return bool(np.any(np.abs(raw - res.transcript["theta"]) > 0))
+
+
+def compute(vector: dict, tape: NoiseTape) -> dict:
+    """Run the reference on a vector's inputs with ``tape``; returns derived, checkpoints, output, flags."""
+    src = Replay(tape)
+    res = _run(vector, src)
+    src.assert_consumed()
+    inputs, prm = vector["inputs"], vector["parameters"]
+    data = np.asarray(inputs["data"], dtype=np.float64)
+    n = int(data.shape[0])
+    flags = []
+    if "trim" not in prm and vector["algorithm"] != "wang20 Alg.4":
+        flags.append("default-trim")
+    if _extreme(data):
+        flags.append("extreme-record")
+    if vector["algorithm"] == "wang20 Alg.2":
+        if 2 * res.trim == n - 1 or 2 * res.trim == n - 2:
+            flags.append("trim-capped")
+        return {
+            "derived": {"n": n, "p": 1, "trim": res.trim, "dilation": res.dilation, "shift": res.shift,
+                        "smooth_bound": res.smooth_bound, "noise_scale": res.noise_scale},
+            "checkpoints": [{"step": 1, "iterate": "smooth_bound", "theta": [[res.smooth_bound]]},
+                            {"step": 2, "iterate": "trimmed_mean", "theta": [[res.statistic]]}],
+            "output": {"theta": [[float(v)] for v in res.value]},
+            "flags": flags,
+        }
+    domain = build_domain(inputs["domain"])
+    p = int(domain.dim)
+    derived = {"n": n, "p": p, "steps": int(res.steps), "learning_rates": [res.learning_rate] * res.steps}
+    derived.update({k: v for k, v in res.parameters.items() if k != "schedule"})
+    if vector["algorithm"] == "wang20 Alg.3" and 2 * res.parameters["trim"] >= n - 2:
+        flags.append("trim-capped")
+    if vector["algorithm"] == "wang20 Alg.4" and _tail_regime(vector, res):
+        flags.append("tail-regime")
+    if _projection_active(res, domain):
+        flags.append("projection-active")
+    return {"derived": derived, "checkpoints": _gd_checkpoints(res), "output": {"theta": _tolist(res.theta)},
+            "flags": flags}
+
+
+def _tail_regime(vector, res) -> bool:
+    """Whether some Catoni-Giulini term was evaluated in the tail regime (|a| + b > 8)."""
+    inputs = vector["inputs"]
+    loss = build_loss(inputs["loss"])
+    rows = loss.validate_data(np.asarray(inputs["data"], dtype=float))
+    s, beta = res.parameters["truncation_scale"], res.parameters["noise_precision"]
+    prev = np.concatenate([res.theta_1[None], res.transcript["theta"][:-1]])
+    a = loss.gradient(prev[:, :, None, :], rows) / s
+    return bool(np.any(np.abs(a) * (1 + 1 / np.sqrt(beta)) > cg._EXACT_LIMIT))
+
+
+def record(vector: dict, seed: int) -> NoiseTape:
+    """Draw a fresh tape for a new vector (fixed seed), by running the reference with a Recorder."""
+    rec = Recorder(seed)
+    _run(vector, rec)
+    return rec.tape
+
+
+def build_vector(case: dict, tape: NoiseTape | None) -> dict:
+    """The complete vector of ``case``; ``tape=None`` draws one from the case's seed."""
+    inputs = {"data": case["data"]}
+    if "loss" in case:
+        inputs.update(loss=case["loss"], domain=case["domain"])
+    tolerance = {
+        "wang20 Alg.2": {"absolute": 0.0, "relative": 1e-12,
+                         "justification": "one sort, a mean of at most n values and sinh of a tape value: a few ulps"},
+        "wang20 Alg.3": {"absolute": 1e-12, "relative": 1e-10,
+                         "justification": "<= 4 steps of sorts, trimmed means and sinh on O(1) values; the order of "
+                                          "summation changes the last bits"},
+        "wang20 Alg.4": {"absolute": 1e-9, "relative": 0.0,
+                         "justification": "each smoothed truncation needs erfc and exp (or a quadrature in the tail "
+                                          "regime) to ~1e-13; <= 8 steps on iterates of norm <= 1"},
+    }[case["algorithm"]]
+    vector = {"id": case["id"], "algorithm": case["algorithm"], "spec": SPEC_IDS[case["algorithm"]], "inputs": inputs,
+              "parameters": case["parameters"], "tolerance": tolerance}
+    if tape is None:
+        tape = record(vector, case["seed"])
+    vector["tape"] = tape.to_dict()
+    vector.update(compute(vector, tape))
+    return vector

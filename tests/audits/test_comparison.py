@@ -1,0 +1,66 @@
+"""audits.comparison: the means and intervals, the record in the report (table, JSON, plot)."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import numpy as np
+import pytest
+from scipy import stats as sps
+
+from audits.comparison import ComparisonResult, compare
+from audits.report import Report, matplotlib_available
+from spec.errors import ParameterError
+
+
+def _methods():
+    return {
+        "constant": lambda value, runs, rng: np.full(runs, 1.0 if math.isinf(value) else value),
+        "noisy": lambda value, runs, rng: (1.0 if math.isinf(value) else value) + rng.normal(size=runs),
+    }
+
+
+def test_means_and_intervals():
+    res = compare(_methods(), axis="tail_index", values=[2.5, math.inf], runs={"constant": 3, "noisy": 50},
+                  quantity="risk", alpha=0.1, seed=4, reference_lines={"double": lambda v: 2 * v},
+                  missing={"later": "not written yet"})
+    assert res.series["constant"]["mean"] == [2.5, 1.0]
+    assert res.series["constant"]["ci_low"] == [2.5, 1.0]
+    noisy = res.series["noisy"]
+    rng = np.random.default_rng(np.random.SeedSequence(4).spawn(4)[2])
+    x = 2.5 + rng.normal(size=50)
+    half = sps.t.ppf(0.95, 49) * x.std(ddof=1) / math.sqrt(50)
+    assert noisy["mean"][0] == pytest.approx(x.mean()) and noisy["ci_high"][0] == pytest.approx(x.mean() + half)
+    assert res.reference_lines["double"] == [5.0, math.inf]
+    d = res.to_dict()
+    assert d["result_type"] == "comparison" and d["values"][1] == "inf" and "later" in d["missing"]
+    json.dumps(d)
+    assert "| tail_index |" in res.table() and "not written yet" in str(res)
+    assert res.with_verdict(True, "why").passed and res.with_verdict(True, "why").notes == ("why",)
+
+
+def test_bad_methods_are_reported():
+    with pytest.raises(ParameterError, match="finite"):
+        compare({"nan": lambda v, runs, rng: np.full(runs, np.nan)}, axis="x", values=[1.0], runs=3, quantity="q",
+                seed=0)
+    with pytest.raises(ParameterError, match="values"):
+        compare(_methods(), axis="x", values=[], runs=3, quantity="q", seed=0)
+
+
+def test_report_writes_the_table_and_the_plot(tmp_path):
+    res = compare(_methods(), axis="tail_index", values=[2.5, 4.0, math.inf], runs=5, quantity="risk", seed=1)
+    report = Report(seed=1, tier="smoke", family_alpha=0.01)
+    report.add("audits/x.py::test_c", res.with_verdict(True, "a note"), marker="audit")
+    paths = report.write(tmp_path)
+    text = paths["md"].read_text()
+    assert "## Comparisons" in text and "| tail_index |" in text and "a note" in text
+    data = json.loads(paths["json"].read_text())
+    assert data["entries"][0]["results"][0]["result_type"] == "comparison"
+    if matplotlib_available():
+        assert any(p.endswith(".png") for p in data["plots"])
+        assert all((tmp_path / p).exists() for p in data["plots"])
+
+
+def test_result_type():
+    assert isinstance(compare(_methods(), axis="x", values=[1.0], runs=2, quantity="q", seed=0), ComparisonResult)

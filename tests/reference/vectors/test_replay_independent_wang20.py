@@ -1,0 +1,213 @@
+"""Independent replay of the wang20 known-answer vectors (Algorithms 2, 3 and 4).
+
+Written from the README's "Known-answer vectors (wang20)" section, the schema and the paper alone:
+only the Python standard library (json, math, pathlib) and pytest; nothing of the project is imported.
+Every number except the inputs and the tape is recomputed here and compared with the vector.
+"""
+import json
+import math
+from pathlib import Path
+
+import pytest
+
+VECTOR_DIR = Path(__file__).resolve().parents[3] / "reference" / "vectors" / "wang20"
+C = 2 * math.sqrt(2) / 3
+DERIVED_REL = 1e-13
+
+
+def vectors(algorithm):
+    out = []
+    for path in sorted(VECTOR_DIR.glob("*.json")):
+        if json.loads(path.read_text())["algorithm"] == algorithm:
+            out.append(pytest.param(path, id=path.stem))
+    return out
+
+
+def close(got, want, tol):
+    return abs(got - want) <= tol["absolute"] + tol["relative"] * abs(want)
+
+
+def assert_rows(got, want, tol, what):
+    assert len(got) == len(want), what
+    for g_row, w_row in zip(got, want):
+        assert len(g_row) == len(w_row), what
+        for g, w in zip(g_row, w_row):
+            assert close(g, w, tol), (what, g, w)
+
+
+# ---- Algorithm 2 (README "Replaying Algorithm 2") ----
+
+def default_trim(n, t, a, b):
+    return min(max(0, math.ceil(math.log(n * (b - a)) / t)), (n - 1) // 2)
+
+
+def alg2_release(values, m, t, a, b):
+    """(statistic, S) of Algorithm 2 steps 2-4 on a list of reals."""
+    x = sorted(values)
+    n = len(x)
+    best = math.exp(-m * t) * (b - a)
+    for k in range(m):
+        spread = (x[n - m + k] - x[m - k - 1]) / (n - 2 * m)  # x_(n-m+1+k) - x_(m-k), 1-based
+        best = max(best, math.exp(-k * t) * min(b - a, spread))
+    middle = x[m:n - m]
+    top = max(abs(v) for v in middle) or 1.0
+    mean = sum(v / top for v in middle) / len(middle) * top
+    return min(max(mean, a), b), best
+
+
+@pytest.mark.parametrize("path", vectors("wang20 Alg.2"))
+def test_replay_alg2(path):
+    vec = json.loads(path.read_text())
+    prm, der, tol = vec["parameters"], vec["derived"], vec["tolerance"]
+    values = [row[0] for row in vec["inputs"]["data"]]
+    a, b, eps = prm["mean_lower"], prm["mean_upper"], prm["epsilon"]
+    t, s = eps * eps / 16, eps / 4
+    m = prm["trim"] if "trim" in prm else default_trim(len(values), t, a, b)
+    assert (der["trim"], der["n"]) == (m, len(values))
+    assert close(der["dilation"], t, {"absolute": 0, "relative": DERIVED_REL})
+    assert close(der["shift"], s, {"absolute": 0, "relative": DERIVED_REL})
+    stat, bound = alg2_release(values, m, t, a, b)
+    assert close(der["smooth_bound"], bound, {"absolute": 0, "relative": 1e-13}) and der["smooth_bound"] >= bound
+    assert close(vec["checkpoints"][1]["theta"][0][0], stat, tol)
+    (entry,) = vec["tape"]["entries"]
+    assert entry["label"] == "wang20 Alg.2 L3 Y" and entry["kind"] == "normal" and entry["shape"] == [prm["runs"]]
+    out = [[stat + bound / s * math.sinh(y)] for y in entry["values"]]
+    assert_rows(out, vec["output"]["theta"], tol, "output")
+    assert ("default-trim" in vec["flags"]) == ("trim" not in prm)
+
+
+# ---- gradients, projection (README "Replaying Algorithm 3/4") ----
+
+def gradient(name, w, row):
+    d = len(w)
+    if name == "HeavyTailedHalfSquaredDistance":
+        return [w[j] - row[j] for j in range(d)]
+    x, y = row[:d], row[d]
+    m = sum(wj * xj for wj, xj in zip(w, x))
+    if name == "HeavyTailedLeastSquares":
+        return [(m - y) * xj for xj in x]
+    if name == "HeavyTailedLogistic":
+        z = y * m
+        sig = math.exp(-z) / (1 + math.exp(-z)) if z > 0 else 1 / (1 + math.exp(z))  # 1/(1 + exp(y m))
+        return [-y * xj * sig for xj in x]
+    raise ValueError(name)
+
+
+def project(v, radius):
+    norm = math.sqrt(sum(x * x for x in v))
+    return list(v) if norm <= radius else [radius * x / norm for x in v]
+
+
+def descend(vec, estimate, steps, eta, label):
+    """Lines 2-6: returns (gradients, iterates) per step, runs x d each."""
+    inp, prm = vec["inputs"], vec["parameters"]
+    d, radius, runs = inp["domain"]["parameters"]["dim"], inp["domain"]["parameters"]["radius"], prm["runs"]
+    entries = vec["tape"]["entries"]
+    assert len(entries) == steps
+    w = [[0.0] * d for _ in range(runs)]
+    hist = []
+    for t in range(steps):
+        e = entries[t]
+        assert e["label"] == label and e["kind"] == "normal" and e["shape"] == [runs, d]
+        g_all, w_all = [], []
+        for r in range(runs):
+            grads = [gradient(inp["loss"]["name"], w[r], row) for row in inp["data"]]
+            g = [estimate([gr[j] for gr in grads], e["values"][r * d + j]) for j in range(d)]
+            w[r] = project([wj - eta * gj for wj, gj in zip(w[r], g)], radius)
+            g_all.append(g)
+            w_all.append(list(w[r]))
+        hist.append((g_all, w_all))
+    return hist
+
+
+def check_checkpoints(vec, hist):
+    tol = vec["tolerance"]
+    for t, (g, w) in enumerate(hist):
+        cg, cw = vec["checkpoints"][2 * t], vec["checkpoints"][2 * t + 1]
+        assert (cg["iterate"], cw["iterate"]) == (f"g_{t}", f"w_{t + 1}")
+        assert_rows(g, cg["theta"], tol, cg["iterate"])
+        assert_rows(w, cw["theta"], tol, cw["iterate"])
+    assert_rows(hist[-1][1], vec["output"]["theta"], tol, "output")
+
+
+@pytest.mark.parametrize("path", vectors("wang20 Alg.3"))
+def test_replay_alg3(path):
+    vec = json.loads(path.read_text())
+    prm, der = vec["parameters"], vec["derived"]
+    n, d = len(vec["inputs"]["data"]), vec["inputs"]["domain"]["parameters"]["dim"]
+    steps = math.ceil(prm["smoothness"] / prm["strong_convexity"] * math.log(n))
+    lg = math.log(1 / prm["delta"])
+    eps_tilde = math.sqrt(2 * lg + 2 * prm["epsilon"]) - math.sqrt(2 * lg)
+    eps0 = eps_tilde / math.sqrt(d * steps)
+    t, s = eps0 * eps0 / 16, eps0 / 4
+    a, b = prm["mean_lower"], prm["mean_upper"]
+    m = prm["trim"] if "trim" in prm else default_trim(n, t, a, b)
+    assert der["steps"] == steps and der["trim"] == m
+    for key, want in (("epsilon_tilde", eps_tilde), ("coordinate_epsilon", eps0), ("dilation", t), ("shift", s)):
+        assert close(der[key], want, {"absolute": 0, "relative": 1e-12}), key
+
+    def estimate(values, y):
+        stat, bound = alg2_release(values, m, t, a, b)
+        return stat + bound / s * math.sinh(y)
+
+    check_checkpoints(vec, descend(vec, estimate, steps, 1 / prm["smoothness"], "wang20 Alg.3 L4 Y"))
+
+
+# ---- Algorithm 4 (README "Replaying Algorithm 4", step 4) ----
+
+def npdf(z):
+    return math.exp(-z * z / 2) / math.sqrt(2 * math.pi)
+
+
+def smoothed(a, b):
+    """E phi(X), X ~ N(a, b^2), README step 4 (Simpson's rule on 4000 panels in case c)."""
+    if b == 0:
+        value = max(-C, min(C, a - a**3 / 6))
+    else:
+        vm, vp = (math.sqrt(2) - a) / b, (math.sqrt(2) + a) / b
+        fm, fp = math.erfc(vm / math.sqrt(2)) / 2, math.erfc(vp / math.sqrt(2)) / 2
+        if abs(a) + b <= 8:
+            em, ep = math.exp(-vm * vm / 2), math.exp(-vp * vp / 2)
+            r = math.sqrt(2 * math.pi)
+            corr = (C * (fm - fp) - (a - a**3 / 6) * (fm + fp) + b * (1 - a * a / 2) * (ep - em) / r
+                    + a * b * b / 2 * (fp + fm + (vp * ep + vm * em) / r)
+                    + b**3 * ((2 + vm * vm) * em - (2 + vp * vp) * ep) / (6 * r))
+            value = a * (1 - b * b / 2) - a**3 / 6 + corr
+        else:
+            k, lo, hi = 4000, -math.sqrt(2), math.sqrt(2)
+            h = (hi - lo) / k
+            total = 0.0
+            for i in range(k + 1):
+                u = lo + i * h
+                weight = 1 if i in (0, k) else (4 if i % 2 else 2)
+                total += weight * (u - u**3 / 6) * npdf((u - a) / b) / b
+            value = C * (fm - fp) + total * h / 3
+    return max(-C, min(C, value))
+
+
+@pytest.mark.parametrize("path", vectors("wang20 Alg.4"))
+def test_replay_alg4(path):
+    vec = json.loads(path.read_text())
+    prm, der = vec["parameters"], vec["derived"]
+    n, d = len(vec["inputs"]["data"]), vec["inputs"]["domain"]["parameters"]["dim"]
+    diameter = 2 * vec["inputs"]["domain"]["parameters"]["radius"]
+    lg, lgp = math.log(1 / prm["delta"]), math.log(1 / prm["failure_probability"])
+    rho = (math.sqrt(lg + prm["epsilon"]) - math.sqrt(lg)) ** 2
+    if prm["schedule"] == "strongly_convex":
+        steps = math.ceil(prm["smoothness"] / prm["strong_convexity"] * math.log(n))
+    else:
+        steps = math.ceil((diameter * math.sqrt(n * rho) / d) ** (2 / 3))
+    s = math.sqrt(n * prm["second_moment"] / (2 * lgp))
+    beta = prm.get("noise_precision", 2 * lgp)
+    sigma = math.sqrt(steps * d * (4 * math.sqrt(2) * s / (3 * n)) ** 2 / (2 * rho))
+    printed = 8 * prm["second_moment"] * d * steps / (9 * lgp * n * rho)
+    assert der["steps"] == steps
+    for key, want in (("epsilon_tilde", rho), ("truncation_scale", s), ("noise_precision", beta), ("sigma", sigma)):
+        assert close(der[key], want, {"absolute": 0, "relative": 1e-12}), key
+    assert close(sigma * sigma, printed, {"absolute": 0, "relative": 1e-12})
+
+    def estimate(values, z):
+        terms = [smoothed(x / s, abs(x) / (s * math.sqrt(beta))) for x in values]
+        return s * sum(terms) / len(terms) + sigma * z
+
+    check_checkpoints(vec, descend(vec, estimate, steps, 1 / prm["smoothness"], "wang20 Alg.4 L3 Z"))
