@@ -37,7 +37,7 @@ their inner loops, where the rows are that checked snapshot.
 
 Modules: :mod:`~reference.losses.base` (:class:`Loss`, :class:`LossConstants`),
 :mod:`~reference.losses.points`, :mod:`~reference.losses.linear_predictors`,
-:mod:`~reference.losses.regularisers`.
+:mod:`~reference.losses.regularisers`, :mod:`~reference.losses.robust`.
 """
 
 from __future__ import annotations
@@ -57,6 +57,7 @@ from reference.losses.regularisers import (
     Regularised,
     Regulariser,
 )
+from reference.losses.robust import Cauchy
 
 __all__ = [
     "LossConstants",
@@ -68,6 +69,7 @@ __all__ = [
     "Huber",
     "LeastSquares",
     "Sigmoid",
+    "Cauchy",
     "Regulariser",
     "L2Regulariser",
     "L1Regulariser",
