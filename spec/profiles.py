@@ -220,23 +220,25 @@ def pure_dp_profile(epsilon) -> Callable[[float], float]:
 
 
 def _composed_weights(e: float, k: int):
-    """``(log a_j, log b_j)``, j = 0..k: the laws of the number of flipped bits of k-fold randomized
-    response on the two inputs, ``a_j = C(k, j) p^{k-j} q^j`` and ``b_j = C(k, j) q^{k-j} p^j``."""
+    """``(log a_j, log b_j, L_j)``, j = 0..k: the laws of the number of flipped bits of k-fold randomized
+    response on the two inputs, ``a_j = C(k, j) p^{k-j} q^j`` and ``b_j = C(k, j) q^{k-j} p^j``, and their
+    log-ratio ``L_j = (k - 2j) epsilon`` (exact, so the event ``{L_j > epsilon'}`` is decided exactly)."""
     with mpmath.workdps(PRECISION_DIGITS):
         ee = mpmath.mpf(e)
         log_p = -mpmath.log1p(mpmath.exp(-ee))  # p = e^eps/(1 + e^eps)
         log_q = -mpmath.log1p(mpmath.exp(ee))
         a = [mpmath.log(mpmath.binomial(k, j)) + (k - j) * log_p + j * log_q for j in range(k + 1)]
         b = [mpmath.log(mpmath.binomial(k, j)) + (k - j) * log_q + j * log_p for j in range(k + 1)]
-    return a, b
+        ratio = [(k - 2 * j) * ee for j in range(k + 1)]
+    return a, b, ratio
 
 
 def _composed_delta(weights, at: float) -> float:
-    a, b = weights
+    a, b, ratio = weights
     with mpmath.workdps(PRECISION_DIGITS):
         t = mpmath.mpf(at)
-        total = mpmath.fsum(max(mpmath.mpf(0), mpmath.exp(x) - mpmath.exp(t + y)) for x, y in zip(a, b))
-        return round_safe(total, Rounding.UP)
+        total = mpmath.fsum(mpmath.exp(x) - mpmath.exp(t + y) for x, y, r in zip(a, b, ratio) if r > t)
+        return round_safe(max(total, mpmath.mpf(0)), Rounding.UP)
 
 
 def composed_pure_dp_delta(epsilon_prime, *, epsilon, steps) -> float:
@@ -290,8 +292,6 @@ def composed_pure_dp_profile(epsilon, *, steps) -> Callable[[float], float]:
 
     def delta_of_epsilon(epsilon_prime) -> float:
         at = validate.nonnegative("epsilon_prime", epsilon_prime, error=PrivacyParameterError)
-        if at >= k * e:  # every likelihood ratio is at most e^{k epsilon}
-            return 0.0
         return _composed_delta(weights, at)
 
     delta_of_epsilon.__doc__ = f"delta(epsilon') of {k} composed {e!r}-DP mechanisms (kov15)."

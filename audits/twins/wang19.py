@@ -52,8 +52,8 @@ Gaussian mechanism with noise ``sigma/2`` at sensitivity ``2G/n`` (exact, at ``x
 ``[-1, 1]`` (``A = {+-1}``), four records ``(1, -1, -1, -1)`` against ``(-1, -1, -1, -1)``, ``(epsilon, delta) =
 (0.9, 0.5)``: ``T = 1`` and ``epsilon_0 = 0.382``. The mechanism picks ``+1`` with log-odds
 ``c (u(+1) - u(-1)) = epsilon_0 n mean(d)/(2G)``: ``-0.38`` against ``-0.76`` for the reference (privacy
-loss 0.246 < epsilon_0) and ``-0.76`` against ``-1.53`` for the twin, whose event ``{+1}`` has
-probabilities 0.317 and 0.178: ``delta(epsilon_0) >= 0.056`` where the per-step claim allows 0
+loss 0.244 < epsilon_0) and ``-0.76`` against ``-1.53`` for the twin, whose event ``{+1}`` has
+probabilities 0.318 and 0.178: ``delta(epsilon_0) >= 0.057`` where the per-step claim allows 0
 (:func:`fw_l1_selection_profile`). The twin's *end-to-end* (epsilon, delta) claim is not violated: the
 exponential mechanism with coefficient ``epsilon_0/Delta_u`` has bounded range ``2 epsilon_0``, and
 Lemma 1's per-step budget leaves a factor 2 (the report's finding); the per-step claim of

@@ -323,7 +323,7 @@ def test_dp_fw_l1_privacy(audit):
 @pytest.mark.planted
 def test_dp_fw_l1_full_exponent_is_flagged(audit):
     p_d, p_n, c = planted.fw_l1_selection_profile(coefficient_factor=2.0)
-    # a real violation of the per-step claim: delta(epsilon_0) >= 0.056 where epsilon_0-DP allows 0
+    # a real violation of the per-step claim: delta(epsilon_0) >= 0.057 where epsilon_0-DP allows 0
     assert planted.pure_step_excess(p_d, p_n, c["epsilon_step"]) > 0.05
     result = _fw1_step_audit(audit, planted.dp_fw_l1_full_exponent, "dp_fw_l1_full_exponent (T = 1)", 3)
     assert result.violated, str(result)
