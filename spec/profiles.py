@@ -156,7 +156,7 @@ RADIAL_LAPLACE = SpecRecord(
 _PURE_DP_FN = sp.lambdify([eps, eps_at], _PURE_DP_EXPR, modules="mpmath")
 
 
-def pure_dp_delta(epsilon_prime, *, epsilon) -> float:
+def pure_dp_delta(epsilon_prime: float, *, epsilon: float) -> float:
     """``delta(epsilon') = max(0, (e^epsilon - e^epsilon') / (1 + e^epsilon))``, rounded up.
 
     Parameters
@@ -187,7 +187,7 @@ def _delta(e: float, at: float) -> float:
         return round_safe(mpmath.mpf(_PURE_DP_FN(mpmath.mpf(e), mpmath.mpf(at))), Rounding.UP)
 
 
-def pure_dp_profile(epsilon) -> Callable[[float], float]:
+def pure_dp_profile(epsilon: float) -> Callable[[float], float]:
     """The privacy profile ``epsilon' -> delta`` implied by an epsilon-DP claim.
 
     Parameters
@@ -219,7 +219,7 @@ def pure_dp_profile(epsilon) -> Callable[[float], float]:
     return delta_of_epsilon
 
 
-def _composed_weights(e: float, k: int):
+def _composed_weights(e: float, k: int) -> tuple[list, list, list]:
     """``(log a_j, log b_j, L_j)``, j = 0..k: the laws of the number of flipped bits of k-fold randomized
     response on the two inputs, ``a_j = C(k, j) p^{k-j} q^j`` and ``b_j = C(k, j) q^{k-j} p^j``, and their
     log-ratio ``L_j = (k - 2j) epsilon`` (exact, so the event ``{L_j > epsilon'}`` is decided exactly)."""
@@ -233,7 +233,7 @@ def _composed_weights(e: float, k: int):
     return a, b, ratio
 
 
-def _composed_delta(weights, at: float) -> float:
+def _composed_delta(weights: tuple[list, list, list], at: float) -> float:
     a, b, ratio = weights
     with mpmath.workdps(PRECISION_DIGITS):
         t = mpmath.mpf(at)
@@ -241,7 +241,7 @@ def _composed_delta(weights, at: float) -> float:
         return round_safe(max(total, mpmath.mpf(0)), Rounding.UP)
 
 
-def composed_pure_dp_delta(epsilon_prime, *, epsilon, steps) -> float:
+def composed_pure_dp_delta(epsilon_prime: float, *, epsilon: float, steps: int) -> float:
     """The profile of the ``steps``-fold adaptive composition of epsilon-DP mechanisms, at ``epsilon'``.
 
     Kairouz, Oh and Viswanath (2015, Theorem 3.3): the privacy region of a k-fold adaptive composition
@@ -278,7 +278,7 @@ def composed_pure_dp_delta(epsilon_prime, *, epsilon, steps) -> float:
     return _composed_delta(_composed_weights(e, k), at)
 
 
-def composed_pure_dp_profile(epsilon, *, steps) -> Callable[[float], float]:
+def composed_pure_dp_profile(epsilon: float, *, steps: int) -> Callable[[float], float]:
     """``epsilon' -> delta`` of the ``steps``-fold composition of epsilon-DP mechanisms
     (:func:`composed_pure_dp_delta`, with the binomial weights computed once).
 
@@ -290,7 +290,7 @@ def composed_pure_dp_profile(epsilon, *, steps) -> Callable[[float], float]:
     k = validate.positive_integer("steps", steps)
     weights = _composed_weights(e, k)
 
-    def delta_of_epsilon(epsilon_prime) -> float:
+    def delta_of_epsilon(epsilon_prime: float) -> float:
         at = validate.nonnegative("epsilon_prime", epsilon_prime, error=PrivacyParameterError)
         return _composed_delta(weights, at)
 
@@ -300,7 +300,7 @@ def composed_pure_dp_profile(epsilon, *, steps) -> Callable[[float], float]:
     return delta_of_epsilon
 
 
-def radial_laplace_rate(*, epsilon, sensitivity) -> float:
+def radial_laplace_rate(*, epsilon: float, sensitivity: float) -> float:
     """Rate ``epsilon / sensitivity`` of the exp(-rate ||b||_2) mechanism, rounded down.
 
     Parameters
