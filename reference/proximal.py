@@ -44,7 +44,7 @@ import math
 
 import numpy as np
 
-from reference.arrays import l2_norm
+from reference.arrays import ArrayLike, l2_norm
 from reference.arrays import points as _points
 from reference.domains import Box, Domain, L1Ball, L2Ball, Rp, Simplex
 from reference.losses import HalfSquaredDistance, L1Regulariser, L2Regulariser, LossConstants, Regulariser
@@ -133,7 +133,8 @@ def prox_unchecked(v: np.ndarray, step: float, domain: Domain, regulariser: Regu
     return _numerical(v, step, domain, regulariser, tolerance)[0]
 
 
-def prox(v, *, step, domain, regulariser=None, tolerance=DEFAULT_TOLERANCE, certificate=False):
+def prox(v: ArrayLike, *, step: float, domain: Domain, regulariser: Regulariser | None = None,
+         tolerance: float = DEFAULT_TOLERANCE, certificate: bool = False) -> np.ndarray | tuple[np.ndarray, float]:
     """``argmin_{u in C} step r(u) + ||u - v||_2^2 / 2``.
 
     Parameters

@@ -16,15 +16,18 @@ from __future__ import annotations
 
 import numpy as np
 
+from reference.arrays import ArrayLike
 from reference.arrays import points as _points
 from reference.domains import Domain
+from reference.losses import Regulariser
 from reference.proximal import prox
 from spec import validate
 
 __all__ = ["gradient_mapping", "frank_wolfe_gap"]
 
 
-def gradient_mapping(x, g, *, step, domain, regulariser=None):
+def gradient_mapping(x: ArrayLike, g: ArrayLike, *, step: float, domain: Domain,
+                     regulariser: Regulariser | None = None) -> np.ndarray:
     """The generalised projected gradient ``(x - prox(x - step g))/step``.
 
     Parameters
@@ -53,7 +56,7 @@ def gradient_mapping(x, g, *, step, domain, regulariser=None):
     return (xs - prox(xs - gamma * gs, step=gamma, domain=domain, regulariser=regulariser)) / gamma
 
 
-def frank_wolfe_gap(x, g, *, domain):
+def frank_wolfe_gap(x: ArrayLike, g: ArrayLike, *, domain: Domain) -> np.ndarray:
     """``max_{v in C} <v - x, -g>``, shape ``(...)``.
 
     Parameters

@@ -48,7 +48,7 @@ class Cauchy(_LinearPredictorLoss):
     supervised = True
     convex = False
 
-    def __init__(self, *, feature_norm, scale, label_bound=None):
+    def __init__(self, *, feature_norm: float, scale: float, label_bound: float | None = None) -> None:
         self.feature_norm = validate.positive("feature_norm", feature_norm)
         self.scale = validate.positive("scale", scale)
         self.label_bound = None if label_bound is None else validate.nonnegative("label_bound", label_bound)

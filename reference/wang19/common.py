@@ -9,16 +9,23 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from typing import Callable, Literal
 
 import numpy as np
 
+from reference.arrays import ArrayLike
 from reference.domains import Box, Domain, L1Ball, L2Ball, Simplex
 from spec import validate
 from spec import wang19 as _spec
 from spec.errors import ParameterError
 
-__all__ = ["RandomIterateResult", "start_point", "gaussian_width", "l1_diameter", "noise_sigma", "Trajectory",
+__all__ = ["Transcript", "RandomIterateResult", "start_point", "gaussian_width", "l1_diameter", "noise_sigma", "Trajectory",
            "check_steps", "check_transcript"]
+
+
+#: What every ``transcript=`` keyword accepts: a callable ``transcript(t, state)``, ``True`` (stack the
+#: released quantities on the result) or ``None``.
+Transcript = Callable[[int, dict], object] | Literal[True] | None
 
 
 @dataclass(frozen=True)
@@ -53,7 +60,7 @@ class RandomIterateResult:
     transcript: dict | None = field(default=None, repr=False)
 
 
-def start_point(domain: Domain, x_1, *, runs: int) -> np.ndarray:
+def start_point(domain: Domain, x_1: ArrayLike | None, *, runs: int) -> np.ndarray:
     """``x_1`` as a ``(runs, p)`` array: the domain's interior point by default; a given point must be
     finite and lie in C (it is public)."""
     p = domain.dim
@@ -101,19 +108,19 @@ def l1_diameter(domain: Domain) -> float:
     raise ParameterError(f"domain ({domain!r}) must be an L1Ball or a Simplex (the convex hull of a finite A)")
 
 
-def noise_sigma(*, lipschitz, n, epsilon, delta, steps, calibration) -> float:
+def noise_sigma(*, lipschitz: float, n: int, epsilon: float, delta: float, steps: int, calibration: str) -> float:
     """The per-coordinate noise of Algorithms 1-3 (``wang19.eq_3``; options of ``spec.wang19.sigma``)."""
     return _spec.sigma(lipschitz=lipschitz, n=n, epsilon=epsilon, delta=delta, steps=steps, calibration=calibration)
 
 
-def check_steps(steps, choices) -> int | str:
+def check_steps(steps: int | str, choices: tuple[str, ...]) -> int | str:
     """``steps`` is one of the named rules or a public integer ``T >= 1``."""
     if isinstance(steps, str):
         return validate.choice("steps", steps, set(choices))
     return validate.positive_integer("steps", steps)
 
 
-def check_transcript(transcript):
+def check_transcript(transcript: Transcript) -> Transcript:
     if transcript is not None and transcript is not True and not callable(transcript):
         raise TypeError(f"transcript ({type(transcript).__name__}) must be None, True or a callable")
     return transcript
@@ -126,7 +133,7 @@ class Trajectory:
     first changes nothing in law) so that the trajectory need not be stored.
     """
 
-    def __init__(self, x_1: np.ndarray, index: np.ndarray, steps: int, transcript, released: str):
+    def __init__(self, x_1: np.ndarray, index: np.ndarray, steps: int, transcript: Transcript, released: str) -> None:
         self.runs = x_1.shape[0]
         self.index = index
         self.x = np.where((index == 1)[:, None], x_1, np.nan)

@@ -14,13 +14,17 @@ from dataclasses import dataclass
 import numpy as np
 
 from reference import arrays
+from reference.arrays import ArrayLike
+from reference.domains import Domain
+from reference.losses import Loss
 from reference.problem import check_problem
 from reference.results import AlgorithmResult
 from reference.rng import RngLike
-from reference.tape import noise_source
+from reference.tape import NoiseLike, noise_source
 from reference.wang19.common import (
     RandomIterateResult,
     Trajectory,
+    Transcript,
     cap,
     check_steps,
     check_transcript,
@@ -57,8 +61,9 @@ class DPFWL2Result(RandomIterateResult, AlgorithmResult):
     gaussian_width: float = 0.0
 
 
-def constants(*, loss, domain, n, epsilon, delta, steps="paper", learning_rate="paper", calibration="zcdp",
-              initial_gap=None):
+def constants(*, loss: Loss, domain: Domain, n: int, epsilon: float, delta: float, steps: int | str = "paper",
+              learning_rate: str = "paper", calibration: str = "zcdp",
+              initial_gap: float | None = None) -> tuple[int, float, float, float | None]:
     """``(T, sigma, gamma, G_C)`` of Algorithm 2 from ``wang19.thm_4``, ``wang19.eq_3`` and ``wang19.def_8``."""
     if not domain.bounded:
         raise ParameterError(f"domain ({domain!r}) must be bounded (Frank-Wolfe needs a linear minimisation oracle)")
@@ -87,16 +92,17 @@ def constants(*, loss, domain, n, epsilon, delta, steps="paper", learning_rate="
     return t, sigma, cap(gamma), width
 
 
-def _needs_gap(initial_gap, smoothness):
+def _needs_gap(initial_gap: float | None, smoothness: float) -> None:
     if initial_gap is None:
         raise AssumptionError("initial_gap (None) must be a public bound h_0 >= F(x_1) - inf_C F for the tuned rules")
     if not smoothness > 0:
         raise AssumptionError(f"loss smoothness ({smoothness!r}) must be > 0 for the tuned rules (they divide by L)")
 
 
-def dp_fw_l2(data, *, loss, domain, epsilon, delta, steps="paper", learning_rate="paper", runs=1, x_1=None,
-             calibration="zcdp", initial_gap=None, rng: RngLike = None, noise=None,
-             transcript=None) -> DPFWL2Result:
+def dp_fw_l2(data: ArrayLike, *, loss: Loss, domain: Domain, epsilon: float, delta: float,
+             steps: int | str = "paper", learning_rate: str = "paper", runs: int = 1,
+             x_1: ArrayLike | None = None, calibration: str = "zcdp", initial_gap: float | None = None,
+             rng: RngLike = None, noise: NoiseLike = None, transcript: Transcript = None) -> DPFWL2Result:
     r"""Algorithm 2, DP-FW-L2.
 
     Parameters

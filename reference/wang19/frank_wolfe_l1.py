@@ -20,15 +20,19 @@ from dataclasses import dataclass
 import numpy as np
 
 from reference import arrays
+from reference.arrays import ArrayLike
+from reference.domains import Domain
+from reference.losses import Loss
 from reference.domains import L1Ball, Simplex
 from reference.problem import check_problem
 from reference.results import AlgorithmResult
 from reference.rng import RngLike
 from reference.samplers import ExponentialMechanism
-from reference.tape import noise_source
+from reference.tape import NoiseLike, noise_source
 from reference.wang19.common import (
     RandomIterateResult,
     Trajectory,
+    Transcript,
     cap,
     check_steps,
     check_transcript,
@@ -79,7 +83,7 @@ class DPFWL1Result(RandomIterateResult, AlgorithmResult):
     composition: str = "lemma_1"
 
 
-def vertices(domain) -> np.ndarray:
+def vertices(domain: Domain) -> np.ndarray:
     """A as rows: ``+r e_1, ..., +r e_p, -r e_1, ..., -r e_p`` (l1 ball) or ``s e_1, ..., s e_p`` (simplex)."""
     p = domain.dim
     if isinstance(domain, L1Ball):
@@ -90,7 +94,7 @@ def vertices(domain) -> np.ndarray:
     raise ParameterError(f"domain ({domain!r}) must be an L1Ball or a Simplex (the convex hull of a finite A)")
 
 
-def scores(domain, gradient: np.ndarray) -> np.ndarray:
+def scores(domain: Domain, gradient: np.ndarray) -> np.ndarray:
     """``u(D, v) = <v, -grad F>`` for every ``v`` of :func:`vertices`: shape ``(..., |A|)``."""
     if isinstance(domain, L1Ball):
         r = domain.radius
@@ -98,8 +102,9 @@ def scores(domain, gradient: np.ndarray) -> np.ndarray:
     return -domain.scale * gradient
 
 
-def constants(*, loss, domain, n, epsilon, delta, steps="paper", learning_rate="paper", composition="lemma_1",
-              failure_probability=0.1, initial_gap=None):
+def constants(*, loss: Loss, domain: Domain, n: int, epsilon: float, delta: float, steps: int | str = "paper",
+              learning_rate: str = "paper", composition: str = "lemma_1", failure_probability: float = 0.1,
+              initial_gap: float | None = None) -> tuple[int, float, float, float, int]:
     """``(T, epsilon_0, c, gamma, |A|)`` of Algorithm 4 from ``wang19.thm_6`` and ``wang19.alg_4``."""
     c = loss.constants
     p = domain.dim
@@ -140,16 +145,18 @@ def constants(*, loss, domain, n, epsilon, delta, steps="paper", learning_rate="
     return t, eps0, coefficient, cap(gamma), a
 
 
-def _needs_gap(initial_gap, smoothness):
+def _needs_gap(initial_gap: float | None, smoothness: float) -> None:
     if initial_gap is None:
         raise AssumptionError("initial_gap (None) must be a public bound h_0 >= F(x_1) - inf_C F for the tuned rules")
     if not smoothness > 0:
         raise AssumptionError(f"loss smoothness ({smoothness!r}) must be > 0 for the tuned rules (they divide by L)")
 
 
-def dp_fw_l1(data, *, loss, domain, epsilon, delta, steps="paper", learning_rate="paper", composition="lemma_1",
-             failure_probability=0.1, runs=1, x_1=None, initial_gap=None, rng: RngLike = None, noise=None,
-             transcript=None) -> DPFWL1Result:
+def dp_fw_l1(data: ArrayLike, *, loss: Loss, domain: Domain, epsilon: float, delta: float,
+             steps: int | str = "paper", learning_rate: str = "paper", composition: str = "lemma_1",
+             failure_probability: float = 0.1, runs: int = 1, x_1: ArrayLike | None = None,
+             initial_gap: float | None = None, rng: RngLike = None, noise: NoiseLike = None,
+             transcript: Transcript = None) -> DPFWL1Result:
     r"""Algorithm 4, DP-FW-L1.
 
     Parameters

@@ -38,16 +38,18 @@ from dataclasses import dataclass
 import numpy as np
 
 from reference import arrays
+from reference.arrays import ArrayLike
 from reference.domains import Domain, L1Ball, L2Ball, Simplex
-from reference.losses import L1Regulariser, Regulariser
+from reference.losses import L1Regulariser, Loss, Regulariser
 from reference.problem import check_problem
 from reference.proximal import prox_unchecked
 from reference.results import AlgorithmResult
 from reference.rng import RngLike
-from reference.tape import noise_source
+from reference.tape import NoiseLike, noise_source
 from reference.wang19.common import (
     RandomIterateResult,
     Trajectory,
+    Transcript,
     check_steps,
     check_transcript,
     gaussian_width,
@@ -89,16 +91,17 @@ class DistanceGenerating(abc.ABC):
     def gradient(self, x: np.ndarray) -> np.ndarray:
         """``grad w(x)``, shape ``(..., p)``."""
 
-    def divergence(self, u, x) -> np.ndarray:
+    def divergence(self, u: ArrayLike, x: ArrayLike) -> np.ndarray:
         """Bregman divergence ``V(u, x) = w(u) - w(x) - <grad w(x), u - x>``."""
         u, x = np.asarray(u, dtype=float), np.asarray(x, dtype=float)
         return self.value(u) - self.value(x) - np.einsum("...i,...i->...", self.gradient(x), u - x)
 
     @abc.abstractmethod
-    def step(self, x: np.ndarray, g: np.ndarray, eta: float, domain: Domain, regulariser) -> np.ndarray:
+    def step(self, x: np.ndarray, g: np.ndarray, eta: float, domain: Domain,
+             regulariser: Regulariser | None) -> np.ndarray:
         """``argmin_{u in C} <g, u> + V(u, x)/eta + r(u)`` for the raw ``w`` (unnormalised)."""
 
-    def check(self, domain: Domain, regulariser) -> None:
+    def check(self, domain: Domain, regulariser: Regulariser | None) -> None:
         """Raise ParameterError unless this ``w`` supports ``(domain, regulariser)``."""
         self.modulus(domain)
         if regulariser is not None and not isinstance(regulariser, Regulariser):
@@ -113,7 +116,7 @@ class SquaredL2(DistanceGenerating):
 
     name = "squared_l2"
 
-    def modulus(self, domain):
+    def modulus(self, domain: Domain) -> float:
         if isinstance(domain, L2Ball) and not np.any(domain.center):
             return _spec.DEF_9.evaluate("modulus_squared_l2_on_l2_ball", diameter=domain.diameter)
         if isinstance(domain, L1Ball):
@@ -122,13 +125,14 @@ class SquaredL2(DistanceGenerating):
         raise ParameterError(f"SquaredL2 has a recorded modulus (wang19.def_9) on the centred L2Ball and the L1Ball, "
                              f"not on {domain!r}")
 
-    def value(self, x):
+    def value(self, x: np.ndarray) -> np.ndarray:
         return 0.5 * np.einsum("...i,...i->...", x, x)
 
-    def gradient(self, x):
+    def gradient(self, x: np.ndarray) -> np.ndarray:
         return np.array(x, dtype=float, copy=True)
 
-    def step(self, x, g, eta, domain, regulariser):
+    def step(self, x: np.ndarray, g: np.ndarray, eta: float, domain: Domain,
+             regulariser: Regulariser | None) -> np.ndarray:
         return prox_unchecked(x - eta * g, eta, domain, regulariser)
 
 
@@ -154,28 +158,29 @@ class PNorm(DistanceGenerating):
     def exponent(self, dim: int) -> float:
         return _spec.DEF_9.evaluate("pnorm_exponent", dimension=dim)
 
-    def modulus(self, domain):
+    def modulus(self, domain: Domain) -> float:
         if not isinstance(domain, L1Ball):
             raise ParameterError(f"PNorm has a recorded modulus (wang19.def_9) on the L1Ball only, not on {domain!r}")
         return _spec.DEF_9.evaluate("modulus_pnorm_on_l1_ball", l1_diameter=2.0 * domain.radius, dimension=domain.dim)
 
-    def check(self, domain, regulariser):
+    def check(self, domain: Domain, regulariser: Regulariser | None) -> None:
         super().check(domain, regulariser)
         if regulariser is not None and not isinstance(regulariser, L1Regulariser):
             raise ParameterError(f"PNorm's step is implemented for r = 0 or an L1Regulariser, not {regulariser!r}")
 
-    def value(self, x):
+    def value(self, x: np.ndarray) -> np.ndarray:
         q = self.exponent(np.shape(x)[-1])
         m = _rows_max(np.asarray(x, dtype=float))[..., 0]
         safe = np.where(m > 0, m, 1.0)
         e = np.asarray(x, dtype=float) / safe[..., None]
         return 0.5 * (safe * np.sum(np.abs(e) ** q, axis=-1) ** (1.0 / q)) ** 2 * (m > 0)
 
-    def gradient(self, x):
+    def gradient(self, x: np.ndarray) -> np.ndarray:
         x = np.asarray(x, dtype=float)
         return _pnorm_map(x, self.exponent(x.shape[-1]))
 
-    def step(self, x, g, eta, domain, regulariser):
+    def step(self, x: np.ndarray, g: np.ndarray, eta: float, domain: Domain,
+             regulariser: Regulariser | None) -> np.ndarray:
         q = self.exponent(x.shape[-1])
         q_star = q / (q - 1.0)
         theta = _pnorm_map(x, q) - eta * g
@@ -226,29 +231,30 @@ class Entropy(DistanceGenerating):
 
     name = "entropy"
 
-    def modulus(self, domain):
+    def modulus(self, domain: Domain) -> float:
         if not (isinstance(domain, Simplex) and domain.scale == 1.0):
             raise ParameterError(f"Entropy has a recorded modulus (wang19.def_9) on the probability Simplex "
                                  f"(scale 1) only, not on {domain!r}")
         return _spec.DEF_9.evaluate("modulus_entropy_on_simplex")
 
-    def check(self, domain, regulariser):
+    def check(self, domain: Domain, regulariser: Regulariser | None) -> None:
         super().check(domain, regulariser)
         if regulariser is not None and not isinstance(regulariser, L1Regulariser):
             raise ParameterError(f"Entropy's step is implemented for r = 0 or an L1Regulariser (constant on the "
                                  f"simplex), not {regulariser!r}")
 
-    def value(self, x):
+    def value(self, x: np.ndarray) -> np.ndarray:
         x = np.asarray(x, dtype=float)
         with np.errstate(divide="ignore", invalid="ignore"):
             return np.sum(np.where(x > 0, x * np.log(np.where(x > 0, x, 1.0)), 0.0), axis=-1)
 
-    def gradient(self, x):
+    def gradient(self, x: np.ndarray) -> np.ndarray:
         x = np.asarray(x, dtype=float)
         with np.errstate(divide="ignore"):
             return np.log(x) + 1.0
 
-    def step(self, x, g, eta, domain, regulariser):
+    def step(self, x: np.ndarray, g: np.ndarray, eta: float, domain: Domain,
+             regulariser: Regulariser | None) -> np.ndarray:
         with np.errstate(divide="ignore"):
             logits = np.log(x) - eta * g
         logits = logits - np.max(logits, axis=-1, keepdims=True)
@@ -280,7 +286,9 @@ class DPPMDResult(RandomIterateResult, AlgorithmResult):
     gaussian_width: float = 0.0
 
 
-def constants(*, loss, domain, mirror, n, epsilon, delta, steps="paper", calibration="zcdp", initial_gap=None):
+def constants(*, loss: Loss, domain: Domain, mirror: DistanceGenerating | str, n: int, epsilon: float, delta: float,
+              steps: int | str = "paper", calibration: str = "zcdp",
+              initial_gap: float | None = None) -> tuple[int, float, float, float, float | None]:
     """``(T, sigma, gamma, alpha, G_C)`` of Algorithm 3 from ``wang19.thm_5``, ``eq_3``, ``def_9``, ``def_8``."""
     c = loss.constants
     if not (c.smoothness > 0 and math.isfinite(c.smoothness)):
@@ -306,9 +314,11 @@ def constants(*, loss, domain, mirror, n, epsilon, delta, steps="paper", calibra
     return t, sigma, gamma, alpha, width
 
 
-def dp_pmd(data, *, loss, domain, epsilon, delta, mirror="squared_l2", regulariser=None, steps="paper", runs=1,
-           x_1=None, calibration="zcdp", initial_gap=None, rng: RngLike = None, noise=None,
-           transcript=None) -> DPPMDResult:
+def dp_pmd(data: ArrayLike, *, loss: Loss, domain: Domain, epsilon: float, delta: float,
+           mirror: DistanceGenerating | str = "squared_l2", regulariser: Regulariser | None = None,
+           steps: int | str = "paper", runs: int = 1, x_1: ArrayLike | None = None, calibration: str = "zcdp",
+           initial_gap: float | None = None, rng: RngLike = None, noise: NoiseLike = None,
+           transcript: Transcript = None) -> DPPMDResult:
     r"""Algorithm 3, DP-PMD.
 
     Parameters

@@ -19,15 +19,18 @@ from dataclasses import dataclass
 import numpy as np
 
 from reference import arrays
-from reference.losses import Regulariser
+from reference.arrays import ArrayLike
+from reference.domains import Domain
+from reference.losses import Loss, Regulariser
 from reference.problem import check_problem
 from reference.proximal import prox_unchecked
 from reference.results import AlgorithmResult
 from reference.rng import RngLike
-from reference.tape import noise_source
+from reference.tape import NoiseLike, noise_source
 from reference.wang19.common import (
     RandomIterateResult,
     Trajectory,
+    Transcript,
     check_steps,
     check_transcript,
     noise_sigma,
@@ -68,7 +71,8 @@ class DPPGDResult(RandomIterateResult, AlgorithmResult):
     calibration: str = "zcdp"
 
 
-def constants(*, loss, n, dimension, epsilon, delta, steps="paper", calibration="zcdp", initial_gap=None):
+def constants(*, loss: Loss, n: int, dimension: int, epsilon: float, delta: float, steps: int | str = "paper",
+              calibration: str = "zcdp", initial_gap: float | None = None) -> tuple[int, float, float]:
     """``(T, sigma, gamma)`` of Algorithm 1 from the records (what :func:`dp_pgd` uses).
 
     ``steps``: ``"paper"`` (``wang19.thm_2`` formula ``steps``), ``"tuned"`` (``steps_tuned``, needs a public
@@ -96,8 +100,10 @@ def constants(*, loss, n, dimension, epsilon, delta, steps="paper", calibration=
     return t, sigma, gamma
 
 
-def dp_pgd(data, *, loss, domain, epsilon, delta, regulariser=None, steps="paper", runs=1, x_1=None,
-           calibration="zcdp", initial_gap=None, rng: RngLike = None, noise=None, transcript=None) -> DPPGDResult:
+def dp_pgd(data: ArrayLike, *, loss: Loss, domain: Domain, epsilon: float, delta: float,
+           regulariser: Regulariser | None = None, steps: int | str = "paper", runs: int = 1,
+           x_1: ArrayLike | None = None, calibration: str = "zcdp", initial_gap: float | None = None,
+           rng: RngLike = None, noise: NoiseLike = None, transcript: Transcript = None) -> DPPGDResult:
     r"""Algorithm 1, DP-PGD.
 
     Parameters

@@ -13,7 +13,7 @@ import numpy as np
 
 from reference import wang19
 from reference.losses import L1Regulariser
-from reference.tape import NoiseTape, Recorder, Replay
+from reference.tape import NoiseSource, NoiseTape, Recorder, Replay
 from reference.vectors.build import build_domain, build_loss
 from reference.wang19 import frank_wolfe, frank_wolfe_l1, mirror_descent, proximal_gradient
 
@@ -66,11 +66,11 @@ SPEC_IDS = {
 }
 
 
-def _tolist(a):
+def _tolist(a: np.ndarray) -> list:
     return np.asarray(a, dtype=np.float64).tolist()
 
 
-def _regulariser(prm):
+def _regulariser(prm: dict) -> L1Regulariser | None:
     reg = prm.get("regulariser")
     if reg is None:
         return None
@@ -79,7 +79,7 @@ def _regulariser(prm):
     return L1Regulariser(strength=reg["strength"])
 
 
-def _run(vector, source):
+def _run(vector: dict, source: NoiseSource) -> tuple:
     inputs, prm = vector["inputs"], vector["parameters"]
     data = np.asarray(inputs["data"], dtype=np.float64)
     loss, domain = build_loss(inputs["loss"]), build_domain(inputs["domain"])
