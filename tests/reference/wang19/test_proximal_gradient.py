@@ -10,7 +10,8 @@ import pytest
 
 from reference import wang19
 from reference.domains import L2Ball, Rp
-from reference.losses import L1Regulariser, Linear, Sigmoid
+from reference.losses import L1Regulariser, Linear, Logistic, Sigmoid
+from reference.stationarity import gradient_mapping
 from reference.tape import NoiseTape, Recorder, Replay, TapeEntry
 from reference.wang19 import proximal_gradient as pgd
 from spec import wang19 as spec
@@ -123,3 +124,36 @@ def test_bad_input():
         wang19.dp_pgd(DATA, loss=SIG, domain=Rp(dim=2), epsilon=1.0, delta=1.5)
     with pytest.raises(ParameterError, match="calibration"):
         wang19.dp_pgd(DATA, loss=SIG, calibration="printed", **kw)
+
+
+@pytest.mark.parametrize("loss, initial_gap", [(SIG, 0.5), (Logistic(feature_norm=1.0), math.log(2.0))],
+                         ids=["sigmoid (non-convex)", "logistic (convex, for comparison)"])
+def test_theorem_2_bound_holds_for_the_non_convex_loss_and_a_convex_one(loss, initial_gap):
+    """The same algorithm, data and budget on the paper's non-convex sigmoid and on the convex logistic loss
+    (``G = 1`` against ``1/4``: four times the noise): both the noisy mapping ``E||g_{C,R}||`` and the
+    noise-free ``||P_C(x_R, grad F(x_R))||`` stay below ``wang19.thm_2``'s explicit bounds (``h_0 = F(0) - inf
+    F``: 1/2 for the sigmoid, ln 2 for the logistic loss, both public). Means over 200 seeded runs (``E_R``
+    exact given the trajectory); the check fails only if the one-sided 1 - 1e-5 lower confidence limit of the
+    mean exceeds the bound (false-alarm rate <= 1e-5 per assertion). Measured/bound: about 0.80 (noisy) and
+    0.10 / 0.07 (noise-free) for both losses."""
+    rng = np.random.default_rng(7)
+    n, p, runs = 400, 8, 200
+    x = rng.normal(size=(n, p))
+    x /= np.linalg.norm(x, axis=1, keepdims=True)
+    w = rng.normal(size=p)
+    y = np.where(rng.random(n) < 1.0 / (1.0 + np.exp(-4.0 * x @ (w / np.linalg.norm(w)))), 1.0, -1.0)
+    data = np.column_stack([x, y])
+    domain = Rp(dim=p)
+    res = wang19.dp_pgd(data, loss=loss, domain=domain, epsilon=1.0, delta=1e-5, runs=runs, rng=1, transcript=True)
+    xs = np.concatenate([res.x_1[None], res.transcript["x"]])
+    noisy = np.mean(np.linalg.norm(xs[:-1] - xs[1:], axis=-1), axis=0) / res.learning_rate
+    true = np.linalg.norm(gradient_mapping(res.x, loss.total_gradient(res.x, data, normalisation="average"),
+                                           step=res.learning_rate, domain=domain), axis=-1)
+    at = dict(dimension=p, initial_gap=initial_gap, learning_rate=res.learning_rate, sigma=res.sigma,
+              smoothness=loss.constants.smoothness, steps=res.steps)
+    z = 4.265  # one-sided 1 - 1e-5 normal quantile
+    for sample, name in ((noisy, "bound_at"), (true, "true_mapping_bound_at")):
+        bound = spec.THM_2.evaluate(name, **at)
+        low = sample.mean() - z * sample.std(ddof=1) / math.sqrt(runs)
+        assert low <= bound, (name, sample.mean(), bound)
+        assert sample.mean() > 0.05 * bound  # the bound is not vacuous by orders of magnitude here
