@@ -46,8 +46,9 @@ records' derivation, so the dimension enters exactly through ``T`` -- chosen fro
 ``T = n eps/sqrt((||C||_2^2 + G_C^2) ln(1/delta))``, ``G_C ~ r sqrt(p)`` on the l2 ball, ``~ r sqrt(2 ln 2p)`` on the
 l1 ball) or from ``ln(|A| n/eta)`` (Theorem 6). Acceptance: DP-FW-L1's p-slope below 0.1, DP-FW-L2's on the
 l2 ball within 0.15 of 1/4. At smaller ``n eps`` the exponential mechanism errs often and its error ``(ln |A| +
-1)/c`` shows the ``ln p`` (a scratch run at n = 1000, delta = 1e-3: DP-FW-L1 slope 0.24 over p in {16, 64,
-256}): the p-exponent 0 of Theorem 6 is reached only once ``c u >> ln(2p)``.
+1)/c`` shows the ``ln p`` (at n = 1000, delta = 1e-3: DP-FW-L1 slope 0.22 over p in {16, 64, 256}, that of
+``ln(2p)``; a CAVEAT flag on ``wang19.thm_6`` with its test): the p-exponent 0 of Theorem 6 is reached only once
+``c u >> ln(2p)``.
 
 *Mirror descent.* The Cauchy robust regression loss (non-convex) with unit-norm features and labels 0:
 the stationary point 0 is interior, the noise dominates and ``g_{C,R}`` is the mirror step of the noise.
