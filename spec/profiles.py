@@ -75,6 +75,8 @@ __all__ = [
     "RECORDS",
     "pure_dp_delta",
     "pure_dp_profile",
+    "composed_pure_dp_delta",
+    "composed_pure_dp_profile",
     "radial_laplace_rate",
 ]
 
@@ -214,6 +216,87 @@ def pure_dp_profile(epsilon: float) -> Callable[[float], float]:
         f"delta(epsilon') implied by {e!r}-DP (spec record profiles.pure_dp)."
     )
     delta_of_epsilon.epsilon = e
+    return delta_of_epsilon
+
+
+def _composed_weights(e: float, k: int) -> tuple[list, list, list]:
+    """``(log a_j, log b_j, L_j)``, j = 0..k: the laws of the number of flipped bits of k-fold randomized
+    response on the two inputs, ``a_j = C(k, j) p^{k-j} q^j`` and ``b_j = C(k, j) q^{k-j} p^j``, and their
+    log-ratio ``L_j = (k - 2j) epsilon`` (exact, so the event ``{L_j > epsilon'}`` is decided exactly)."""
+    with mpmath.workdps(PRECISION_DIGITS):
+        ee = mpmath.mpf(e)
+        log_p = -mpmath.log1p(mpmath.exp(-ee))  # p = e^eps/(1 + e^eps)
+        log_q = -mpmath.log1p(mpmath.exp(ee))
+        a = [mpmath.log(mpmath.binomial(k, j)) + (k - j) * log_p + j * log_q for j in range(k + 1)]
+        b = [mpmath.log(mpmath.binomial(k, j)) + (k - j) * log_q + j * log_p for j in range(k + 1)]
+        ratio = [(k - 2 * j) * ee for j in range(k + 1)]
+    return a, b, ratio
+
+
+def _composed_delta(weights: tuple[list, list, list], at: float) -> float:
+    a, b, ratio = weights
+    with mpmath.workdps(PRECISION_DIGITS):
+        t = mpmath.mpf(at)
+        total = mpmath.fsum(mpmath.exp(x) - mpmath.exp(t + y) for x, y, r in zip(a, b, ratio) if r > t)
+        return round_safe(max(total, mpmath.mpf(0)), Rounding.UP)
+
+
+def composed_pure_dp_delta(epsilon_prime: float, *, epsilon: float, steps: int) -> float:
+    """The profile of the ``steps``-fold adaptive composition of epsilon-DP mechanisms, at ``epsilon'``.
+
+    Kairouz, Oh and Viswanath (2015, Theorem 3.3): the privacy region of a k-fold adaptive composition
+    of epsilon-DP mechanisms is contained in that of k-fold binary randomized response, which attains
+    it. Its hockey-stick divergence is a sum over the number j of flipped bits,
+
+        delta(epsilon') = sum_{j=0}^{k} C(k, j) max(0, p^{k-j} q^j - e^{epsilon'} q^{k-j} p^j),
+
+    ``p = e^epsilon/(1 + e^epsilon)``, ``q = 1 - p`` (the event ``{j : likelihood ratio > e^epsilon'}`` is
+    optimal, Neyman-Pearson). For ``k = 1`` it is :func:`pure_dp_delta`.
+
+    Parameters
+    ----------
+    epsilon_prime : float
+        ``>= 0``.
+    epsilon : float
+        The per-mechanism pure-DP budget, ``> 0``.
+    steps : int
+        ``k >= 1``.
+
+    Returns
+    -------
+    float
+        Computed in mpmath at 50 digits and rounded up.
+
+    Privacy
+    -------
+    ``profiles.pure_dp`` composed ``k`` times (kov15): the tightest profile that ``k`` adaptive
+    epsilon-DP steps imply.
+    """
+    e = validate.epsilon(epsilon)
+    k = validate.positive_integer("steps", steps)
+    at = validate.nonnegative("epsilon_prime", epsilon_prime, error=PrivacyParameterError)
+    return _composed_delta(_composed_weights(e, k), at)
+
+
+def composed_pure_dp_profile(epsilon: float, *, steps: int) -> Callable[[float], float]:
+    """``epsilon' -> delta`` of the ``steps``-fold composition of epsilon-DP mechanisms
+    (:func:`composed_pure_dp_delta`, with the binomial weights computed once).
+
+    Privacy
+    -------
+    ``profiles.pure_dp`` composed ``steps`` times (kov15).
+    """
+    e = validate.epsilon(epsilon)
+    k = validate.positive_integer("steps", steps)
+    weights = _composed_weights(e, k)
+
+    def delta_of_epsilon(epsilon_prime: float) -> float:
+        at = validate.nonnegative("epsilon_prime", epsilon_prime, error=PrivacyParameterError)
+        return _composed_delta(weights, at)
+
+    delta_of_epsilon.__doc__ = f"delta(epsilon') of {k} composed {e!r}-DP mechanisms (kov15)."
+    delta_of_epsilon.epsilon = e
+    delta_of_epsilon.steps = k
     return delta_of_epsilon
 
 

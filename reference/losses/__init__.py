@@ -38,10 +38,10 @@ their inner loops, where the rows are that checked snapshot.
 Modules: :mod:`~reference.losses.base` (:class:`Loss`, :class:`LossConstants`),
 :mod:`~reference.losses.points`, :mod:`~reference.losses.linear_predictors`,
 :mod:`~reference.losses.regularisers`, :mod:`~reference.losses.robust` (non-convex robust
-losses) and :mod:`~reference.losses.bounds` (public bounds every data set satisfies: the loss
-at the origin, the norm of the minimisers).
-:mod:`~reference.losses.regularisers`, :mod:`~reference.losses.heavy_tailed` (the same formulas without
-data bounds and without declared constants, for wang20's heavy-tailed algorithms).
+losses: Welsch, Cauchy), :mod:`~reference.losses.heavy_tailed` (the same formulas without data
+bounds and without declared constants, for wang20's heavy-tailed algorithms) and
+:mod:`~reference.losses.bounds` (public bounds every data set satisfies: the loss at the origin,
+the norm of the minimisers).
 """
 
 from __future__ import annotations
@@ -69,6 +69,7 @@ from reference.losses.regularisers import (
     Regulariser,
 )
 from reference.losses.bounds import minimiser_norm_bound, origin_value_bound
+from reference.losses.robust import Cauchy
 
 __all__ = [
     "LossConstants",
@@ -81,6 +82,7 @@ __all__ = [
     "LeastSquares",
     "Sigmoid",
     "Welsch",
+    "Cauchy",
     "Regulariser",
     "L2Regulariser",
     "L1Regulariser",

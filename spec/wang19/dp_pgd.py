@@ -178,7 +178,8 @@ ALG_1 = register(SpecRecord(
         "x_{k+1} = prox_{gamma_k (r + indicator of C)}(x_k - gamma_k (grad F(x_k) + eps_k)) (wang19.gradient_mapping). "
         "The printed step 2 writes ||u x_k||, i.e. ||u - x_k||.",
         "R is drawn uniformly from {1..T} independently of the data; the audits' gradient mapping at R needs "
-        "x_{R+1}, so the reference keeps all T + 1 iterates.",
+        "x_{R+1}, so the reference returns it too (it draws R before the loop, which changes nothing in law, and "
+        "keeps x_R and x_{R+1} instead of all T + 1 iterates).",
         "The experiments use the sigmoid loss with the regulariser (lambda/2)||theta||_1, lambda = 0.01.",
     ),
     pseudocode=(

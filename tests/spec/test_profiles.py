@@ -123,3 +123,61 @@ def test_bad_types_are_rejected():
         profiles.pure_dp_profile("1")
     with pytest.raises(TypeError):
         profiles.pure_dp_profile(1.0)(True)
+
+
+# --------------------------------------------------------------------------- composed pure DP (kov15)
+
+
+def _k_fold_randomized_response(epsilon, k):
+    """The two laws of k-fold binary randomized response on all 2^k outcomes (brute force)."""
+    import itertools
+
+    p = mpmath.exp(epsilon) / (1 + mpmath.exp(epsilon))
+    a, b = [], []
+    for bits in itertools.product((0, 1), repeat=k):
+        j = sum(bits)
+        a.append(p ** (k - j) * (1 - p) ** j)
+        b.append((1 - p) ** (k - j) * p**j)
+    return a, b
+
+
+@pytest.mark.parametrize("k", [1, 2, 3, 5])
+@pytest.mark.parametrize("epsilon", [0.1, 0.7, 2.0])
+def test_composed_profile_is_k_fold_randomized_response(epsilon, k):
+    from spec.exponential import exact_discrete_profile
+
+    with mpmath.workdps(40):
+        a, b = _k_fold_randomized_response(mpmath.mpf(epsilon), k)
+        exact = exact_discrete_profile(a, b)
+    f = profiles.composed_pure_dp_profile(epsilon, steps=k)
+    for at in (0.0, epsilon / 3, epsilon, 1.5 * epsilon, k * epsilon * 0.9):
+        want = float(exact(at))
+        got = profiles.composed_pure_dp_delta(at, epsilon=epsilon, steps=k)
+        assert got == f(at)
+        # both are rounded up from 40 and 50 digits: they agree to an ulp
+        assert want * (1 - 1e-14) - 1e-15 <= got <= want * (1 + 1e-12) + 1e-300
+    assert f(k * epsilon * (1 + 1e-12)) == 0.0 and f(k * epsilon + 1) == 0.0
+
+
+def test_composed_profile_of_one_step_is_the_pure_profile():
+    for e in (0.05, 1.0, 4.0):
+        for at in (0.0, e / 2, e):
+            assert profiles.composed_pure_dp_delta(at, epsilon=e, steps=1) == profiles.pure_dp_delta(at, epsilon=e)
+
+
+def test_composed_profile_is_below_advanced_composition():
+    """Dwork-Rothblum-Vadhan (Form A) is a valid bound on the same composition, so KOV's exact profile is
+    below it at every delta' (its epsilon')."""
+    from spec import composition
+
+    for e, k in ((0.1, 10), (0.3, 5)):
+        for dprime in (1e-2, 1e-4):
+            eps_total, _ = composition.advanced(epsilon=e, delta=0.0, steps=k, delta_prime=dprime)
+            assert profiles.composed_pure_dp_delta(eps_total, epsilon=e, steps=k) <= dprime
+
+
+def test_composed_profile_rejects_bad_values():
+    with pytest.raises(Exception, match="steps"):
+        profiles.composed_pure_dp_profile(1.0, steps=0)
+    with pytest.raises(Exception, match="epsilon"):
+        profiles.composed_pure_dp_delta(0.5, epsilon=-1.0, steps=2)

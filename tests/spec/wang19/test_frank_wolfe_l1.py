@@ -208,3 +208,38 @@ def test_explicit_bound_in_simulation():
     assert max(ratios) < 0.95, ratios
     text = _text(fw1.THM_6, "made explicit")
     assert f"{min(ratios):.2f}-{max(ratios):.2f}" in text, ratios
+
+
+def _asymmetric_rr_delta(pa, pb, steps, epsilon_target):
+    """delta(epsilon_target) of T i.i.d. two-outcome steps with laws Ber(pa) vs Ber(pb) (one order)."""
+    return mpmath.fsum(max(0, mpmath.binomial(steps, k) * (pa**k * (1 - pa) ** (steps - k)
+                                                           - mpmath.exp(epsilon_target) * pb**k * (1 - pb) ** (steps - k)))
+                       for k in range(steps + 1))
+
+
+def test_coefficient_factor_two_only_for_the_per_step_claim():
+    text = _text(fw1.ALG_4, "factor 2 of the coefficient")
+    # zCDP algebra: T (2 eps0)^2/8 with Lemma 1's eps0 = eps/sqrt(8 T a) is eps^2/(16 a); converted, eps/2 + ...
+    e0 = eps / sp.sqrt(8 * T * a_sym)
+    rho = sp.simplify(T * (2 * e0) ** 2 / 8)
+    assert sp.simplify(rho - eps**2 / (16 * a_sym)) == 0
+    assert sp.simplify(rho - T * zcdp.FROM_PURE_DP.formula("rho").expr.subs(
+        zcdp.FROM_PURE_DP.symbol("epsilon"), e0)) == 0  # the zCDP of T epsilon_0-DP steps
+    total = sp.simplify(rho + 2 * sp.sqrt(rho * a_sym))
+    assert sp.simplify(total - (eps / 2 + eps**2 / (16 * a_sym))) == 0
+    assert sp.solve(sp.Eq(total, eps), eps) == [8 * a_sym]
+    # exact, on the pairs attaining the bounded range: the end-to-end claim holds ...
+    with mpmath.workdps(30):
+        for e, d in ((0.9, 1e-5), (0.5, 1e-3), (0.9, 1e-2)):
+            a = math.log(1 / d)
+            for steps in (1, 2, 4, 8):
+                z0 = e / math.sqrt(8 * steps * a)
+                worst = max(max(_asymmetric_rr_delta(pa, pb, steps, e), _asymmetric_rr_delta(pb, pa, steps, e))
+                            for shift in np.linspace(-12, 12, 97)
+                            for pa, pb in [(1 / (1 + mpmath.exp(-(shift + z0))), 1 / (1 + mpmath.exp(-(shift - z0))))])
+                assert worst <= d, (e, d, steps, float(worst))
+        # ... while one step breaks epsilon_0-DP: the audits' pair (0.9, 0.5), log-odds -2 eps0 vs -4 eps0
+        z0 = 0.9 / mpmath.sqrt(8 * mpmath.log(2))
+        pa, pb = 1 / (1 + mpmath.exp(2 * z0)), 1 / (1 + mpmath.exp(4 * z0))
+        excess = pa - mpmath.exp(z0) * pb
+        assert f"{float(excess):.3f}" == "0.057" and "0.057" in text
