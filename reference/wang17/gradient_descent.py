@@ -9,6 +9,7 @@ The noise is ``wang17.thm_6_1``'s proven sigma (``wang17.full_batch_calibration`
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -124,8 +125,14 @@ def dp_gd(data, *, loss, epsilon, delta, steps=None, learning_rate=None, output=
     lip, smooth = c.lipschitz, c.smoothness
     if not (c.smooth and smooth > 0):
         raise AssumptionError(f"loss smoothness ({smooth!r}) must be finite and > 0 (L of wang17 Section 6)")
-    eta = _spec.ALG_4.evaluate("learning_rate", smoothness=smooth) if learning_rate is None else learning_rate
-    _spec.ALG_4.check(learning_rate=validate.positive("learning_rate", eta), smoothness=smooth)
+    if learning_rate is None:
+        eta = _spec.ALG_4.evaluate("learning_rate", smoothness=smooth)
+        # the record rounds 1/L to nearest; the box needs eta <= 1/L exactly: step down an ulp if needed
+        while _spec.ALG_4.failed_assumptions(learning_rate=eta, smoothness=smooth):
+            eta = math.nextafter(eta, 0.0)
+    else:
+        eta = validate.positive("learning_rate", learning_rate)
+    _spec.ALG_4.check(learning_rate=eta, smoothness=smooth)
     if steps is None:
         if initial_gap is None:
             raise ParameterError("initial_gap (None) must be given (a public bound on F(x_0) - F*) when steps is not")

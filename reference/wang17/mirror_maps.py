@@ -160,8 +160,12 @@ def l1_gradient_step(x, g, *, a, radius):
     ax = np.abs(x2)
     b = g2 * np.sign(x2)
     nonzero = ax > 0
-    shrink = nonzero & (b > nu[:, None])
-    tie = nonzero & (b == nu[:, None])
+    # kinks within a relative 1e-12 of nu count as ties (their reduced cost, at most 1e-12 G |x_i|
+    # per coordinate, is far inside the certificate's tolerance); strict comparisons would send a
+    # coordinate whose b_i exceeds nu by a rounding error all the way to 0
+    tol = 1e-12 * big[:, None]
+    shrink = nonzero & (b > nu[:, None] + tol)
+    tie = nonzero & (np.abs(b - nu[:, None]) <= tol)
     y = np.where(shrink, 0.0, x2)
     t0 = np.abs(y - x2).sum(-1)
     n0 = np.abs(y).sum(-1)
