@@ -247,3 +247,43 @@ def test_calibrate_validation():
         svrg.calibrate(n=100, epochs=1, epoch_length=10, epsilon=-1.0, delta=1e-5)
     with pytest.raises(TypeError, match="epoch_length"):
         svrg.calibrate(n=100, epochs=1, epoch_length=2.5, epsilon=1.0, delta=1e-5)
+
+
+# --------------------------------------------------------------------------- the command line
+def _cli(capsys, *argv):
+    from dperm.cli import main
+
+    status = main(list(argv))
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+CLI_VALUES = ["--n", "1000", "--epochs", "10", "--epoch-length", "10000", "--epsilon", "1", "--delta", "1e-5",
+              "--lipschitz", "1"]
+
+
+def test_dperm_calibrate_returns_the_proven_sigma_and_the_implied_constant(capsys):
+    """`dperm calibrate wang17.thm_4_1 ...`: the accountant's sigma (default) and its c (flag table row m = 10^4)."""
+    status, out, err = _cli(capsys, "calibrate", "wang17.thm_4_1", *CLI_VALUES)
+    assert status == 0 and err == ""
+    got = svrg.calibrate(n=1000, epochs=10, epoch_length=10**4, epsilon=1.0, delta=1e-5, lipschitz=1.0)
+    assert float(out) == got.sigma and round(got.sigma, 2) == 13.12
+    assert svrg.certified_epsilon(n=1000, epochs=10, epoch_length=10**4, delta=1e-5, sigma=float(out)) <= 1.0
+    status, out, err = _cli(capsys, "calibrate", "wang17.thm_4_1", *CLI_VALUES, "--calibration", "implied-constant")
+    assert status == 0 and float(out) == got.implied_constant and round(float(out), 1) == 149.5
+    # the same c from the record's formula (`dperm spec ID --eval`)
+    status, out, _ = _cli(capsys, "spec", "wang17.thm_4_1", "--eval", f"sigma={got.sigma!r}", "n=1000", "epochs=10",
+                          "epoch_length=10000", "epsilon=1", "delta=1e-5", "lipschitz=1")
+    assert status == 0
+    line = next(s for s in out.splitlines() if s.startswith("implied_constant"))
+    assert float(line.split("=")[1].split()[0]) == got.implied_constant
+    # the paper's form at an explicit c
+    status, out, _ = _cli(capsys, "calibrate", "wang17.thm_4_1", *CLI_VALUES, "--calibration", "paper",
+                          "--noise-constant", "200")
+    assert status == 0 and float(out) == svrg.THM_4_1.evaluate(
+        "sigma_paper", n=1000, epochs=10, epoch_length=10**4, epsilon=1.0, delta=1e-5, lipschitz=1.0,
+        noise_constant=200.0)
+    # and the accountant certifies back (dperm epsilon)
+    status, out, _ = _cli(capsys, "epsilon", "wang17.thm_4_1", "--n", "1000", "--epochs", "10", "--epoch-length",
+                          "10000", "--delta", "1e-5", "--lipschitz", "1", "--sigma", repr(got.sigma))
+    assert status == 0 and float(out) <= 1.0
