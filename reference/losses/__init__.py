@@ -36,8 +36,8 @@ call ``validate_data(data)`` once when they are configured and then pass ``check
 their inner loops, where the rows are that checked snapshot.
 
 Modules: :mod:`~reference.losses.base` (:class:`Loss`, :class:`LossConstants`),
-:mod:`~reference.losses.points`, :mod:`~reference.losses.linear_predictors`,
-:mod:`~reference.losses.regularisers`.
+:mod:`~reference.losses.points`, :mod:`~reference.losses.radial`,
+:mod:`~reference.losses.linear_predictors`, :mod:`~reference.losses.regularisers`.
 """
 
 from __future__ import annotations
@@ -51,6 +51,7 @@ from reference.losses.linear_predictors import (
     Sigmoid,
 )
 from reference.losses.points import HalfSquaredDistance, Linear
+from reference.losses.radial import PseudoHuberDistance, WelschDistance
 from reference.losses.regularisers import (
     L1Regulariser,
     L2Regulariser,
@@ -63,6 +64,8 @@ __all__ = [
     "Loss",
     "Linear",
     "HalfSquaredDistance",
+    "PseudoHuberDistance",
+    "WelschDistance",
     "Logistic",
     "Hinge",
     "Huber",
