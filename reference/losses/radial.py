@@ -34,6 +34,24 @@ class _Radial(Loss):
     def _check_rows(self, x, y):
         _check_norm(_norm(x), self.data_norm, "||d||_2", "data_norm")
 
+    @staticmethod
+    def _squared_distances(theta, x):
+        """||theta - d_i||^2 for every run and row, shape broadcast(theta.shape[:-1], x.shape[:-2]) + (n,),
+        through one matrix product (the full gradient of a run is then another: no (runs, n, p) temporary)."""
+        if x.ndim == 2:
+            cross = theta @ x.T
+        else:
+            cross = (x @ theta[..., None])[..., 0]
+        sq = np.einsum("...i,...i->...", theta, theta)[..., None] - 2 * cross + np.einsum("...i,...i->...", x, x)
+        return np.maximum(sq, 0.0)
+
+    def _weighted_gradient(self, theta, x, weights):
+        """sum_i weights_i (theta - d_i), weights of shape (..., n)."""
+        total = weights.sum(-1)[..., None] * theta
+        if x.ndim == 2:
+            return total - weights @ x
+        return total - (weights[..., None, :] @ x)[..., 0, :]
+
 
 class PseudoHuberDistance(_Radial):
     r"""``l(theta; d) = G (sqrt(w^2 + ||theta - d||^2) - w)``: quadratic near d, G-Lipschitz far away.
@@ -72,6 +90,15 @@ class PseudoHuberDistance(_Radial):
     def _gradient(self, theta, x, y):
         u = theta - x
         return self.lipschitz * u / np.hypot(self.width, _norm(u))[..., None]
+
+    def _total(self, theta, x, y):
+        r2 = self._squared_distances(theta, x)
+        w = self.width
+        return (self.lipschitz * r2 / (np.sqrt(w * w + r2) + w)).sum(-1)
+
+    def _total_gradient(self, theta, x, y):
+        r2 = self._squared_distances(theta, x)
+        return self._weighted_gradient(theta, x, self.lipschitz / np.sqrt(self.width**2 + r2))
 
 
 class WelschDistance(_Radial):
@@ -120,3 +147,11 @@ class WelschDistance(_Radial):
         u = theta - x
         q = np.einsum("...i,...i->...", u, u) / (2 * self.width**2)
         return (self._a() / self.width**2) * np.exp(-q)[..., None] * u
+
+    def _total(self, theta, x, y):
+        q = self._squared_distances(theta, x) / (2 * self.width**2)
+        return (-self._a() * np.expm1(-q)).sum(-1)
+
+    def _total_gradient(self, theta, x, y):
+        q = self._squared_distances(theta, x) / (2 * self.width**2)
+        return self._weighted_gradient(theta, x, (self._a() / self.width**2) * np.exp(-q))

@@ -77,3 +77,18 @@ def test_values_and_bounds():
         ph.check_data(np.array([[4.0, 0.0]]))
     assert ph.mean(np.zeros(2), np.array([[1.0, 0.0], [0.0, 1.0]])) == pytest.approx(
         2.0 * (math.sqrt(0.25 + 1) - 0.5))
+
+
+@pytest.mark.parametrize("loss", LOSSES, ids=lambda l: type(l).__name__)
+def test_totals_agree_with_the_per_example_sums(loss):
+    """The matrix-product totals (one data set, and one data set per run) equal the plain sums."""
+    rng = np.random.default_rng(1)
+    data = rng.normal(size=(30, 4))
+    data /= np.maximum(1.0, np.linalg.norm(data, axis=1, keepdims=True) / 3.0)
+    theta = rng.normal(size=(5, 4)) * 2
+    plain = np.stack([sum(loss.gradient(t, d) for d in data) for t in theta])
+    np.testing.assert_allclose(loss.total_gradient(theta, data), plain, rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(loss.total(theta, data), [sum(loss.value(t, d) for d in data) for t in theta],
+                               rtol=1e-10, atol=1e-12)
+    per_run = np.broadcast_to(data, (5, 30, 4))
+    np.testing.assert_allclose(loss.total_gradient(theta, per_run), plain, rtol=1e-10, atol=1e-12)
