@@ -128,6 +128,28 @@ def test_full_batch_constant_twin_is_the_paper_calibration_and_really_leaks():
     assert planted.delta_lower_bound(EPS, one, sigma=twin.sigma) > 100 * DELTA
 
 
+@pytest.mark.parametrize("n, threshold", [(200, 0.0141), (10**4, 0.0034)])
+def test_full_batch_constant_twin_fails_below_a_threshold_of_tm_over_n2(n, threshold):
+    """Where the single full-batch c (8.34) is provably not private for DP-SVRG: sigma_paper grows like
+    sqrt(T m), the exact per-step lower bound (``cal.step_sigma_lower_bound``, epsilon = 1, delta = 1e-5)
+    does not, so one step alone is non-private once T m / n^2 < lb^2 / (c ln(1/delta)): 0.0141 at
+    n = 200 (the audit's instance runs T m / n^2 = 0.00125) and 0.0034 at n = 10^4."""
+    c = planted.full_batch_constant(epsilon=EPS, delta=DELTA)
+    lb = cal.step_sigma_lower_bound(epsilon=EPS, delta=DELTA, lipschitz=1.0, n=n)
+    steps = lb**2 * n**2 / (c * math.log(1 / DELTA))
+    assert round(steps / n**2, 4) == threshold
+    assert M_SVRG / N_SVRG**2 < 0.0141
+
+    def sigma(tm):
+        return svrg.THM_4_1.evaluate("sigma_paper", noise_constant=c, lipschitz=1.0, n=n, epochs=1, epoch_length=tm,
+                                     epsilon=EPS, delta=DELTA)
+
+    below, above = math.floor(steps / 2), math.ceil(2 * steps)
+    assert sigma(below) < lb and cal.step_delta_lower_bound(EPS, sigma=sigma(below), lipschitz=1.0, n=n) > DELTA
+    # above the threshold the per-step bound certifies nothing (the proven c there is still >= 143: no c works)
+    assert sigma(above) > lb and cal.step_delta_lower_bound(EPS, sigma=sigma(above), lipschitz=1.0, n=n) < DELTA
+
+
 def test_noiseless_snapshot_twin_releases_the_snapshot_gradient():
     inst = planted.svrg_instance(n=N_SVRG)
     rec = Recorder(7)
