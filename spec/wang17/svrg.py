@@ -433,6 +433,20 @@ THM_4_2 = register(SpecRecord(
             "(x = L eta); the test checks (4) at m and its failure at m - 1.",
             (f"{TEST_FILE}::test_concrete_step_size_and_epoch_length",),
         ),
+        Flag(
+            FlagKind.CAVEAT,
+            "With the proven sigma the bound (5) holds only while T m / n^2 stays above the noise floor of "
+            "wang17.thm_4_1 (about 0.02): at Theorem 4.2's own m = Theta(L/mu) and T = O(log n), T m / n^2 -> 0 "
+            "as n grows and sigma stops shrinking (3.81 G at n = 1000, 3.24 G at n = 3000; the paper's "
+            "form predicts a ratio of 0.37, the proof gives 0.85). The implied c also drifts with epsilon "
+            "(146 to 167 over epsilon in [0.25, 1] at n = 50, T = 10, m = 49, delta = 1e-8; 119 to 151 at "
+            "delta = 1e-5), which tilts the measured epsilon slope by about +0.1 (+0.2 at delta = 1e-5).",
+            "Theorem 4.2's T m / n^2 is 0.0027 at n = 1000 and 0.00036 at n = 3000 (mu = L = G = 1, p = 10, "
+            "epsilon = 1, delta = 1e-5: m = 193, T = 14 and 17), below the floor; the accountant's sigma "
+            "there is evaluated by the test. The utility audit keeps n <= 100 (T m / n^2 >= 0.06) and "
+            "delta = 1e-8 for the n^-2 and epsilon^-2 slopes.",
+            (f"{TEST_FILE}::test_thm_4_2_schedule_enters_the_noise_floor",),
+        ),
     ),
     notes=(
         "The exact gradient count of the reference is gradient_evaluations = T (n + 2m).",

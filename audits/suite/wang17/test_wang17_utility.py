@@ -17,8 +17,8 @@ Why the instances look the way they do
   values for the hardest grid point (``T = max`` of ``wang17.thm_4_2``'s ``epochs`` over the grid, 2^-T of
   the initial gap below the noise everywhere): with ``T`` following the record per point the
   measured slopes pick up ``T``'s ``log n`` (the paper's ``O~``), about +0.3 in n and epsilon. The noise is
-  the proven accountant sigma, whose implied ``c`` is not constant: it rises with epsilon (146 to 166
-  over epsilon in [0.25, 1] at delta = 1e-8, n = 50, T m = 588; 119 to 150 at delta = 1e-5) and
+  the proven accountant sigma, whose implied ``c`` is not constant: it rises with epsilon (146 to 167
+  over epsilon in [0.25, 1] at delta = 1e-8, n = 50, T m = 490; 119 to 151 at delta = 1e-5) and
   slightly as ``T m / n^2`` falls (the floor of ``wang17.thm_4_1``). ``delta = 1e-8`` keeps that drift at
   about +0.1 in the epsilon slope (at 1e-5 it is +0.2: measured -1.76, outside the acceptance band;
   ``wang17.thm_4_2``'s CAVEAT flag). ``n <= 100`` keeps ``T m / n^2 >= 0.06`` (outside the floor).

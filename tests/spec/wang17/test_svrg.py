@@ -287,3 +287,29 @@ def test_dperm_calibrate_returns_the_proven_sigma_and_the_implied_constant(capsy
     status, out, _ = _cli(capsys, "epsilon", "wang17.thm_4_1", "--n", "1000", "--epochs", "10", "--epoch-length",
                           "10000", "--delta", "1e-5", "--lipschitz", "1", "--sigma", repr(got.sigma))
     assert status == 0 and float(out) <= 1.0
+
+
+def test_thm_4_2_schedule_enters_the_noise_floor():
+    """Theorem 4.2's own schedule drives T m / n^2 below the floor, where sigma stops following sqrt(T m)/n;
+    and the implied c drifts with epsilon (the record's CAVEAT flag)."""
+    values = dict(epsilon=1.0, delta=1e-5, dimension=10, lipschitz=1.0, total_strong_convexity=1.0)
+    eta_ = svrg.THM_4_2.evaluate("learning_rate", smoothness=1.0)
+    m_ = svrg.THM_4_2.evaluate("epoch_length", learning_rate=eta_, smoothness=1.0, total_strong_convexity=1.0)
+    assert m_ == 193
+    got = {}
+    for n_ in (1000, 3000):
+        t_ = svrg.THM_4_2.evaluate("epochs", n=n_, **values)
+        got[n_] = (t_, _calibrate(n_, t_, m_).sigma)
+    assert (got[1000][0], got[3000][0]) == (14, 17)
+    assert round(14 * 193 / 1000**2, 4) == 0.0027 and round(17 * 193 / 3000**2, 5) == 0.00036
+    assert (round(got[1000][1], 2), round(got[3000][1], 2)) == (3.81, 3.24)
+    paper_ratio = math.sqrt(17 / 14) / 3  # sigma_paper is proportional to sqrt(T m)/n
+    assert round(paper_ratio, 2) == 0.37 and round(got[3000][1] / got[1000][1], 2) == 0.85
+    # the implied c over epsilon at the utility audit's instance (n = 50, T = 10, m = 49)
+    for delta_, (lo, hi) in ((1e-8, (146, 167)), (1e-5, (119, 151))):
+        c_ = [svrg.calibrate(n=50, epochs=10, epoch_length=49, epsilon=e, delta=delta_).implied_constant
+              for e in (0.25, 1.0)]
+        assert [round(x) for x in c_] == [lo, hi]
+        # the tilt of the epsilon slope of sigma^2 ~ c(eps)/eps^2 over [0.25, 1]
+        tilt = math.log(c_[1] / c_[0]) / math.log(4.0)
+        assert (0.05 < tilt < 0.15) if delta_ == 1e-8 else (0.15 < tilt < 0.25)
