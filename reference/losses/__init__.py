@@ -36,7 +36,8 @@ call ``validate_data(data)`` once when they are configured and then pass ``check
 their inner loops, where the rows are that checked snapshot.
 
 Modules: :mod:`~reference.losses.base` (:class:`Loss`, :class:`LossConstants`),
-:mod:`~reference.losses.points`, :mod:`~reference.losses.linear_predictors`,
+:mod:`~reference.losses.points`, :mod:`~reference.losses.radial` (functions of the distance to the
+data point, with constants on all of R^p), :mod:`~reference.losses.linear_predictors`,
 :mod:`~reference.losses.regularisers`, :mod:`~reference.losses.robust` (non-convex robust
 losses: Welsch, Cauchy), :mod:`~reference.losses.heavy_tailed` (the same formulas without data
 bounds and without declared constants, for wang20's heavy-tailed algorithms) and
@@ -61,6 +62,7 @@ from reference.losses.linear_predictors import (
     Sigmoid,
 )
 from reference.losses.points import HalfSquaredDistance, Linear
+from reference.losses.radial import PseudoHuberDistance, WelschDistance
 from reference.losses.robust import Welsch
 from reference.losses.regularisers import (
     L1Regulariser,
@@ -76,6 +78,8 @@ __all__ = [
     "Loss",
     "Linear",
     "HalfSquaredDistance",
+    "PseudoHuberDistance",
+    "WelschDistance",
     "Logistic",
     "Hinge",
     "Huber",

@@ -46,6 +46,12 @@ class Regulariser(abc.ABC):
     @abc.abstractmethod
     def constants(self, *, dim: int | None = None, domain_radius: float | None = None) -> LossConstants: ...
 
+    @property
+    def strong_convexity(self) -> float:
+        """Strong convexity of r in the l2 norm: it needs no domain radius or dimension (unlike
+        the Lipschitz constant of :meth:`constants`), e.g. for the ``mu`` of ``F + r``."""
+        return self.constants(dim=1, domain_radius=1.0).strong_convexity
+
 
 class L2Regulariser(Regulariser):
     r"""``r(theta) = strength / 2 ||theta||_2^2``.
@@ -81,6 +87,10 @@ class L2Regulariser(Regulariser):
         R = validate.positive("domain_radius", domain_radius)
         lip = _up(lambda: _mp(self.strength) * _mp(R))
         return LossConstants(lipschitz=lip, smoothness=self.strength, strong_convexity=self.strength)
+
+    @property
+    def strong_convexity(self) -> float:
+        return self.strength
 
 
 class L1Regulariser(Regulariser):
@@ -119,6 +129,10 @@ class L1Regulariser(Regulariser):
         p = validate.positive_integer("dim", dim)
         lip = _up(lambda: _mp(self.strength) * mpmath.sqrt(p))
         return LossConstants(lipschitz=lip, smoothness=math.inf, strong_convexity=0.0)
+
+    @property
+    def strong_convexity(self) -> float:
+        return 0.0
 
 
 class Regularised(Loss):

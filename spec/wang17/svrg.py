@@ -35,6 +35,7 @@ from spec import validate
 from spec.record import (
     Assumption,
     BoundKind,
+    Calibration,
     Citation,
     Flag,
     FlagKind,
@@ -84,7 +85,8 @@ from spec.wang17.symbols import (
     paper_sigma_squared,
 )
 
-__all__ = ["ALG_1", "THM_4_1", "THM_4_2", "RECORDS", "certified_epsilon", "calibrate"]
+__all__ = ["ALG_1", "THM_4_1", "THM_4_2", "RECORDS", "certified_epsilon", "calibrate", "sigma_accountant",
+           "implied_constant_accountant"]
 
 TEST_FILE = "tests/spec/wang17/test_svrg.py"
 
@@ -221,6 +223,31 @@ def calibrate(*, n, epochs, epoch_length, epsilon, delta, lipschitz=1.0, orders=
     return dataclasses.replace(cal, implied_constant=c)
 
 
+def sigma_accountant(*, n, epochs, epoch_length, epsilon, delta, lipschitz=1.0) -> float:
+    """The proven sigma of :func:`calibrate` (rounded up, certified): ``dperm calibrate wang17.thm_4_1``.
+
+    Privacy
+    -------
+    ``wang17.thm_4_1`` via ``wang17.svrg_step_privacy``.
+    """
+    return calibrate(n=n, epochs=epochs, epoch_length=epoch_length, epsilon=epsilon, delta=delta,
+                     lipschitz=lipschitz).sigma
+
+
+def implied_constant_accountant(*, n, epochs, epoch_length, epsilon, delta, lipschitz=1.0) -> float:
+    """The paper's ``c`` that the proven sigma implies in eq. (3): ``sigma^2 n^2 eps^2 / (G^2 T m ln(1/delta))``.
+
+    ``dperm calibrate wang17.thm_4_1 --calibration implied-constant``; it grows like ``n^2/(T m)`` once
+    ``T m / n^2`` is small (the record's CAVEAT flags).
+
+    Privacy
+    -------
+    ``wang17.thm_4_1`` (made concrete).
+    """
+    return calibrate(n=n, epochs=epochs, epoch_length=epoch_length, epsilon=epsilon, delta=delta,
+                     lipschitz=lipschitz).implied_constant
+
+
 SIGMA2_PAPER = paper_sigma_squared(NOISY_STEPS)
 REGIME_BOUND = c1 * NOISY_STEPS / n**2
 
@@ -260,6 +287,15 @@ THM_4_1 = register(SpecRecord(
         epsilon=eps,
         delta=delta,
         accountant=certified_epsilon,
+        calibrations=(
+            Calibration("accountant", "sigma", "the smallest sigma (to 1e-4 relative) that the replace-one RDP "
+                        "accountant certifies over all T m inner steps (noise splitting, "
+                        "wang17.svrg_step_privacy); proven", function=sigma_accountant),
+            Calibration("paper", "sigma", "eq. (3) at an explicit noise_constant c (the paper's form; no c works "
+                        "for every T m / n^2: see the flags)", formula="sigma_paper"),
+            Calibration("implied-constant", "noise_constant", "the c that the proven (accountant) sigma implies "
+                        "in eq. (3)", function=implied_constant_accountant, rounding=Rounding.NEAREST),
+        ),
     ),
     flags=(
         Flag(
@@ -396,6 +432,20 @@ THM_4_2 = register(SpecRecord(
             "1/(48L) minimises the leading term (L/mu)/(x (1/2 - 12x)) of the smallest admissible m "
             "(x = L eta); the test checks (4) at m and its failure at m - 1.",
             (f"{TEST_FILE}::test_concrete_step_size_and_epoch_length",),
+        ),
+        Flag(
+            FlagKind.CAVEAT,
+            "With the proven sigma the bound (5) holds only while T m / n^2 stays above the noise floor of "
+            "wang17.thm_4_1 (about 0.02): at Theorem 4.2's own m = Theta(L/mu) and T = O(log n), T m / n^2 -> 0 "
+            "as n grows and sigma stops shrinking (3.81 G at n = 1000, 3.24 G at n = 3000; the paper's "
+            "form predicts a ratio of 0.37, the proof gives 0.85). The implied c also drifts with epsilon "
+            "(146 to 167 over epsilon in [0.25, 1] at n = 50, T = 10, m = 49, delta = 1e-8; 119 to 151 at "
+            "delta = 1e-5), which tilts the measured epsilon slope by about +0.1 (+0.2 at delta = 1e-5).",
+            "Theorem 4.2's T m / n^2 is 0.0027 at n = 1000 and 0.00036 at n = 3000 (mu = L = G = 1, p = 10, "
+            "epsilon = 1, delta = 1e-5: m = 193, T = 14 and 17), below the floor; the accountant's sigma "
+            "there is evaluated by the test. The utility audit keeps n <= 100 (T m / n^2 >= 0.06) and "
+            "delta = 1e-8 for the n^-2 and epsilon^-2 slopes.",
+            (f"{TEST_FILE}::test_thm_4_2_schedule_enters_the_noise_floor",),
         ),
     ),
     notes=(

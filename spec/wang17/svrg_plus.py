@@ -21,6 +21,7 @@ from spec import validate
 from spec.record import (
     Assumption,
     BoundKind,
+    Calibration,
     Citation,
     Flag,
     FlagKind,
@@ -68,7 +69,8 @@ from spec.wang17.symbols import (
     s_epoch,
 )
 
-__all__ = ["ALG_2", "THM_4_3", "THM_4_4", "RECORDS", "certified_epsilon", "calibrate"]
+__all__ = ["ALG_2", "THM_4_3", "THM_4_4", "RECORDS", "certified_epsilon", "calibrate", "sigma_accountant",
+           "implied_constant_accountant"]
 
 TEST_FILE = "tests/spec/wang17/test_svrg_plus.py"
 
@@ -168,6 +170,28 @@ def calibrate(*, n, epochs, epoch_length, epsilon, delta, lipschitz=1.0, orders=
     return dataclasses.replace(cal, implied_constant=c)
 
 
+def sigma_accountant(*, n, epochs, epoch_length, epsilon, delta, lipschitz=1.0) -> float:
+    """The proven sigma of :func:`calibrate`: ``dperm calibrate wang17.thm_4_3``.
+
+    Privacy
+    -------
+    ``wang17.thm_4_3`` via ``wang17.svrg_step_privacy``.
+    """
+    return calibrate(n=n, epochs=epochs, epoch_length=epoch_length, epsilon=epsilon, delta=delta,
+                     lipschitz=lipschitz).sigma
+
+
+def implied_constant_accountant(*, n, epochs, epoch_length, epsilon, delta, lipschitz=1.0) -> float:
+    """The c that the proven sigma implies in eq. (6) (``--calibration implied-constant``).
+
+    Privacy
+    -------
+    ``wang17.thm_4_3`` (made concrete).
+    """
+    return calibrate(n=n, epochs=epochs, epoch_length=epoch_length, epsilon=epsilon, delta=delta,
+                     lipschitz=lipschitz).implied_constant
+
+
 SIGMA2_PAPER = paper_sigma_squared(PAPER_COUNT, LOG_TWO_OVER_DELTA)
 REGIME_BOUND = c1 * PAPER_COUNT / n**2
 
@@ -204,6 +228,15 @@ THM_4_3 = register(SpecRecord(
         epsilon=eps,
         delta=delta,
         accountant=certified_epsilon,
+        calibrations=(
+            Calibration("accountant", "sigma", "the smallest sigma (to 1e-4 relative) that the replace-one RDP "
+                        "accountant certifies over all m (2^(T+1) - 2) inner steps; proven",
+                        function=sigma_accountant),
+            Calibration("paper", "sigma", "eq. (6) at an explicit noise_constant c (the paper's form)",
+                        formula="sigma_paper"),
+            Calibration("implied-constant", "noise_constant", "the c that the proven sigma implies in eq. (6)",
+                        function=implied_constant_accountant, rounding=Rounding.NEAREST),
+        ),
     ),
     flags=(
         Flag(

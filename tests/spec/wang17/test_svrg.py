@@ -247,3 +247,69 @@ def test_calibrate_validation():
         svrg.calibrate(n=100, epochs=1, epoch_length=10, epsilon=-1.0, delta=1e-5)
     with pytest.raises(TypeError, match="epoch_length"):
         svrg.calibrate(n=100, epochs=1, epoch_length=2.5, epsilon=1.0, delta=1e-5)
+
+
+# --------------------------------------------------------------------------- the command line
+def _cli(capsys, *argv):
+    from dperm.cli import main
+
+    status = main(list(argv))
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+CLI_VALUES = ["--n", "1000", "--epochs", "10", "--epoch-length", "10000", "--epsilon", "1", "--delta", "1e-5",
+              "--lipschitz", "1"]
+
+
+def test_dperm_calibrate_returns_the_proven_sigma_and_the_implied_constant(capsys):
+    """`dperm calibrate wang17.thm_4_1 ...`: the accountant's sigma (default) and its c (flag table row m = 10^4)."""
+    status, out, err = _cli(capsys, "calibrate", "wang17.thm_4_1", *CLI_VALUES)
+    assert status == 0 and err == ""
+    got = svrg.calibrate(n=1000, epochs=10, epoch_length=10**4, epsilon=1.0, delta=1e-5, lipschitz=1.0)
+    assert float(out) == got.sigma and round(got.sigma, 2) == 13.12
+    assert svrg.certified_epsilon(n=1000, epochs=10, epoch_length=10**4, delta=1e-5, sigma=float(out)) <= 1.0
+    status, out, err = _cli(capsys, "calibrate", "wang17.thm_4_1", *CLI_VALUES, "--calibration", "implied-constant")
+    assert status == 0 and float(out) == got.implied_constant and round(float(out), 1) == 149.5
+    # the same c from the record's formula (`dperm spec ID --eval`)
+    status, out, _ = _cli(capsys, "spec", "wang17.thm_4_1", "--eval", f"sigma={got.sigma!r}", "n=1000", "epochs=10",
+                          "epoch_length=10000", "epsilon=1", "delta=1e-5", "lipschitz=1")
+    assert status == 0
+    line = next(s for s in out.splitlines() if s.startswith("implied_constant"))
+    assert float(line.split("=")[1].split()[0]) == got.implied_constant
+    # the paper's form at an explicit c
+    status, out, _ = _cli(capsys, "calibrate", "wang17.thm_4_1", *CLI_VALUES, "--calibration", "paper",
+                          "--noise-constant", "200")
+    assert status == 0 and float(out) == svrg.THM_4_1.evaluate(
+        "sigma_paper", n=1000, epochs=10, epoch_length=10**4, epsilon=1.0, delta=1e-5, lipschitz=1.0,
+        noise_constant=200.0)
+    # and the accountant certifies back (dperm epsilon)
+    status, out, _ = _cli(capsys, "epsilon", "wang17.thm_4_1", "--n", "1000", "--epochs", "10", "--epoch-length",
+                          "10000", "--delta", "1e-5", "--lipschitz", "1", "--sigma", repr(got.sigma))
+    assert status == 0 and float(out) <= 1.0
+
+
+def test_thm_4_2_schedule_enters_the_noise_floor():
+    """Theorem 4.2's own schedule drives T m / n^2 below the floor, where sigma stops following sqrt(T m)/n;
+    and the implied c drifts with epsilon (the record's CAVEAT flag)."""
+    values = dict(epsilon=1.0, delta=1e-5, dimension=10, lipschitz=1.0, total_strong_convexity=1.0)
+    eta_ = svrg.THM_4_2.evaluate("learning_rate", smoothness=1.0)
+    m_ = svrg.THM_4_2.evaluate("epoch_length", learning_rate=eta_, smoothness=1.0, total_strong_convexity=1.0)
+    assert m_ == 193
+    got = {}
+    for n_ in (1000, 3000):
+        t_ = svrg.THM_4_2.evaluate("epochs", n=n_, **values)
+        got[n_] = (t_, _calibrate(n_, t_, m_).sigma)
+    assert (got[1000][0], got[3000][0]) == (14, 17)
+    assert round(14 * 193 / 1000**2, 4) == 0.0027 and round(17 * 193 / 3000**2, 5) == 0.00036
+    assert (round(got[1000][1], 2), round(got[3000][1], 2)) == (3.81, 3.24)
+    paper_ratio = math.sqrt(17 / 14) / 3  # sigma_paper is proportional to sqrt(T m)/n
+    assert round(paper_ratio, 2) == 0.37 and round(got[3000][1] / got[1000][1], 2) == 0.85
+    # the implied c over epsilon at the utility audit's instance (n = 50, T = 10, m = 49)
+    for delta_, (lo, hi) in ((1e-8, (146, 167)), (1e-5, (119, 151))):
+        c_ = [svrg.calibrate(n=50, epochs=10, epoch_length=49, epsilon=e, delta=delta_).implied_constant
+              for e in (0.25, 1.0)]
+        assert [round(x) for x in c_] == [lo, hi]
+        # the tilt of the epsilon slope of sigma^2 ~ c(eps)/eps^2 over [0.25, 1]
+        tilt = math.log(c_[1] / c_[0]) / math.log(4.0)
+        assert (0.05 < tilt < 0.15) if delta_ == 1e-8 else (0.15 < tilt < 0.25)
