@@ -140,14 +140,16 @@ def test_epsilon_sampled(capsys, sampling):
         (["calibrate", "gaussian", "--epsilon", "1", "--delta", "1.5", "--sensitivity", "1"], "delta (1.5) must be in (0, 1)"),
         (["calibrate", "gaussian", "--epsilon", "1", "--delta", "0", "--sensitivity", "1"], "delta (0.0)"),
         (["calibrate", "gaussian", "--epsilon", "1", "--delta", "1e-5", "--sensitivity", "-1"], "sensitivity (-1.0) must be > 0"),
-        (["calibrate", "gaussian", "--epsilon", "x", "--delta", "1e-5", "--sensitivity", "1"], "invalid number"),
+        (["calibrate", "gaussian", "--epsilon", "x", "--delta", "1e-5", "--sensitivity", "1"],
+         "--epsilon (x) must be a real number"),
         (["calibrate", "gaussian", "--epsilon", "1", "--delta", "1e-5"], "--sensitivity"),
         (["calibrate", "laplace", "--epsilon", "1", "--delta", "1e-5", "--sensitivity", "1"], "invalid choice"),
         (["calibrate", "gaussian", "--epsilon", "0.5", "--delta", "1e-5", "--sensitivity", "1", "--method", "classic",
           "--steps", "3"], "--steps (3) applies only"),
         (["epsilon", "gaussian", "--sigma", "nan", "--sensitivity", "1", "--delta", "1e-5"], "sigma (nan)"),
         (["epsilon", "gaussian", "--sigma", "1", "--sensitivity", "1", "--delta", "1e-5", "--steps", "0"], "steps (0)"),
-        (["epsilon", "gaussian", "--sigma", "1", "--sensitivity", "1", "--delta", "1e-5", "--steps", "1.5"], "invalid integer"),
+        (["epsilon", "gaussian", "--sigma", "1", "--sensitivity", "1", "--delta", "1e-5", "--steps", "1.5"],
+         "--steps (1.5) must be an integer"),
         (["epsilon", "gaussian", "--sigma", "1", "--sensitivity", "1", "--delta", "1e-5", "--sampling-rate", "0.1"],
          "--sampling-rate needs --sampling"),
         (["epsilon", "gaussian", "--sigma", "1", "--sensitivity", "1", "--delta", "1e-5", "--sampling", "poisson"],
@@ -507,9 +509,9 @@ def test_spec_eval_infinite_value_is_null_and_listed(capsys):
         (["spec", "gaussian.classic", "--eval", "epsilon"], "must look like name=value"),
         (["spec", "gaussian.classic", "--eval", "epsilonn=1"], "'epsilonn' is not a canonical parameter name"),
         (["spec", "gaussian.classic", "--eval", "n=10"], "gaussian.classic has no parameter n"),
-        (["spec", "bst14.alg_1", "--eval", "n=1.5"], "n (1.5): invalid integer"),
+        (["spec", "bst14.alg_1", "--eval", "n=1.5"], "n (1.5) must be an integer"),
         (["spec", "bst14.alg_1", "--eval", "n=0"], "n (0) must be > 0"),
-        (["spec", "bst14.alg_1", "--eval", "epsilon=x"], "epsilon (x): invalid number"),
+        (["spec", "bst14.alg_1", "--eval", "epsilon=x"], "epsilon (x) must be a real number"),
         (["spec", "bst14.alg_1", "--eval", "n=3", "n=4"], "n is given twice"),
         (["spec", "--eval", "n=3"], "--eval needs a record id"),
         (["spec", "bst14.alg_1", "--eval", "n=3", "--latex"], "--latex does not combine with --eval"),
@@ -753,7 +755,11 @@ def _actions(parser: argparse.ArgumentParser, path=("dperm",)):
 
 
 def test_every_option_and_verb_has_help():
-    missing = [(" ".join(path), action.dest) for path, action in _actions(build_parser())
+    """Every verb and option, and every parameter option of every algorithm of dperm run."""
+    from reference.algorithms import algorithms
+
+    parsers = [build_parser()] + [build_parser(("run",), algorithm=a) for a in algorithms()]
+    missing = [(" ".join(path), action.dest) for parser in parsers for path, action in _actions(parser)
                if not (action.help and action.help.strip())]
     assert missing == []
 
