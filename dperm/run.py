@@ -336,12 +336,14 @@ def execute(args) -> tuple[object, int]:
             raise UsageError(f"--list takes no other argument (got {', '.join(given)})")
         return _listing(args.json), 0
     config = load_config(args.config) if args.config else {}
-    record_id = args.algorithm or config.get("algorithm")
-    if record_id is None:
-        raise UsageError("run needs an algorithm: dperm run ALGORITHM DATA ... (dperm run --list shows them)")
     from reference.algorithms import algorithms
 
     table = algorithms()
+    if args.algorithm not in table and args.data is None and config.get("algorithm"):
+        args.data, args.algorithm = args.algorithm, None  # dperm run --config FILE DATA
+    record_id = args.algorithm or config.get("algorithm")
+    if record_id is None:
+        raise UsageError("run needs an algorithm: dperm run ALGORITHM DATA ... (dperm run --list shows them)")
     if record_id not in table:
         import difflib
 
@@ -349,8 +351,6 @@ def execute(args) -> tuple[object, int]:
         hint = f"did you mean {', '.join(close)}?" if close else f"one of {', '.join(table)}"
         raise UsageError(f"ALGORITHM ({record_id}) must be an algorithm record id of reference.<paper>.ALGORITHMS; "
                          f"{hint}")
-    if args.algorithm is None and config.get("algorithm") is None:  # pragma: no cover - guarded above
-        raise UsageError("run needs an algorithm")
     function = table[record_id]
     return _run(args, config, record_id, function)
 

@@ -149,7 +149,7 @@ def record_run(algorithm: str, data, *, id: str, rng=None, **keywords):
     for p in list(signature.parameters.values())[1:]:
         if p.name in HOOKS or p.name in ("loss", "domain"):
             continue
-        if p.name in call:
+        if call.get(p.name) is not None:
             parameters[p.name] = _jsonable(call[p.name], p.name)
         elif p.default is not inspect.Parameter.empty and p.default is not None:
             parameters[p.name] = _jsonable(p.default, p.name)
