@@ -5,17 +5,21 @@
 * :func:`runs` -- the one rule for the number of independent runs: an integer >= 1;
 * :func:`real_array`, :func:`finite`, :func:`vector`, :func:`points` -- input validation with
   the project's messages (``x (shape (3,)) must have shape (..., 2)``): TypeError for non-real
-  input, :class:`~spec.errors.ParameterError` for a wrong shape or non-finite entries.
+  input, :class:`~spec.errors.ParameterError` for a wrong shape or non-finite entries;
+* :data:`ArrayLike` -- what array inputs accept (:data:`numpy.typing.ArrayLike`, re-exported so
+  that the reference's signatures name one alias, beside :data:`reference.rng.RngLike` and
+  :data:`reference.tape.NoiseLike`).
 """
 
 from __future__ import annotations
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from spec import validate
 from spec.errors import ParameterError
 
-__all__ = ["l2_norm", "scalar_out", "runs", "real_array", "finite", "vector", "points"]
+__all__ = ["ArrayLike", "l2_norm", "scalar_out", "runs", "real_array", "finite", "vector", "points"]
 
 
 def l2_norm(x: np.ndarray) -> np.ndarray:
@@ -38,12 +42,12 @@ def l2_norm(x: np.ndarray) -> np.ndarray:
     return np.where(finite, safe * np.sqrt(np.einsum("...i,...i->...", y, y)), top)
 
 
-def scalar_out(a):
+def scalar_out(a: np.ndarray | float) -> np.ndarray | float:
     """``a`` itself, or its scalar when ``a`` is a 0-d array."""
     return a[()] if isinstance(a, np.ndarray) and a.ndim == 0 else a
 
 
-def runs(value) -> int:
+def runs(value: object) -> int:
     """The number of independent runs of a batched algorithm or mechanism: an integer >= 1.
 
     >>> runs(3)
@@ -52,7 +56,7 @@ def runs(value) -> int:
     return validate.positive_integer("runs", value)
 
 
-def real_array(name: str, value) -> np.ndarray:
+def real_array(name: str, value: object) -> np.ndarray:
     """``value`` as a float array; TypeError for non-real input (strings, bools, complex)."""
     if isinstance(value, (str, bytes)) or value is None:
         raise TypeError(f"{name} ({value!r}) must be an array of real numbers")
@@ -75,7 +79,7 @@ def finite(name: str, arr: np.ndarray) -> np.ndarray:
     return arr
 
 
-def vector(name: str, value, dim: int | None = None) -> np.ndarray:
+def vector(name: str, value: object, dim: int | None = None) -> np.ndarray:
     """A finite 1-D float vector, of length ``dim`` when given."""
     arr = real_array(name, value)
     if arr.ndim != 1 or arr.shape[0] == 0:
@@ -85,7 +89,7 @@ def vector(name: str, value, dim: int | None = None) -> np.ndarray:
     return finite(name, arr)
 
 
-def points(name: str, value, dim: int) -> np.ndarray:
+def points(name: str, value: object, dim: int) -> np.ndarray:
     """A finite float array of shape ``(..., dim)``."""
     arr = real_array(name, value)
     if arr.ndim == 0 or arr.shape[-1] != dim:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from reference.arrays import ArrayLike
 from reference.domains import Domain
 from reference.losses import Loss
 from spec.errors import AssumptionError, ParameterError
@@ -16,7 +17,7 @@ from spec.errors import AssumptionError, ParameterError
 __all__ = ["check_problem"]
 
 
-def check_problem(data, *, loss, domain, convex: bool = True) -> tuple[np.ndarray, int, int]:
+def check_problem(data: ArrayLike, *, loss: Loss, domain: Domain, convex: bool = True) -> tuple[np.ndarray, int, int]:
     """Validate ``(data, loss, domain)`` once.
 
     Parameters

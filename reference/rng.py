@@ -18,7 +18,7 @@ __all__ = ["RngLike", "as_generator", "resolve", "fresh_seed"]
 RngLike = Union[None, int, np.random.SeedSequence, np.random.Generator]
 
 
-def as_generator(rng=None) -> np.random.Generator:
+def as_generator(rng: RngLike = None) -> np.random.Generator:
     """Return a Generator for ``rng``.
 
     Parameters

@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import math
 import numbers
+from typing import Sequence
 
 import mpmath
 import numpy as np
@@ -39,7 +40,9 @@ import scipy.integrate
 import scipy.optimize
 import scipy.special
 
-from reference.tape import noise_source
+from reference.arrays import ArrayLike
+from reference.rng import RngLike
+from reference.tape import NoiseLike, noise_source
 from spec import validate
 from spec.errors import ParameterError, PrivacyParameterError
 
@@ -155,7 +158,7 @@ class Gaussian:
     scale from the record; this class only samples the law.
     """
 
-    def __init__(self, *, scale, dim=None):
+    def __init__(self, *, scale: float, dim: int | None = None) -> None:
         self.scale = validate.positive("scale", scale)
         self.dim = _dim(dim, allow_none=True)
 
@@ -166,13 +169,14 @@ class Gaussian:
     def _event(self) -> tuple[int, ...]:
         return () if self.dim is None else (self.dim,)
 
-    def rvs(self, size=(), *, rng=None, noise=None, label: str = "gaussian noise") -> np.ndarray:
+    def rvs(self, size: int | Sequence[int] = (), *, rng: RngLike = None, noise: NoiseLike = None,
+            label: str = "gaussian noise") -> np.ndarray:
         """Draws of shape ``size`` (scalar law) or ``size + (dim,)``."""
         source = noise_source(rng=rng, noise=noise)
         z = source.normal(_label(label), _size(size) + self._event)
         return self.scale * z
 
-    def logpdf(self, x):
+    def logpdf(self, x: ArrayLike) -> np.ndarray | float:
         """Log density; ``x`` of shape ``(...)`` (scalar law) or ``(..., dim)`` -> ``(...)``."""
         # u * u may overflow to inf for absurdly large x; the log density is then -inf.
         if self.dim is None:
@@ -184,17 +188,17 @@ class Gaussian:
             sq = np.sum(u * u, axis=-1)
         return _out(-0.5 * sq - self.dim * (math.log(self.scale) + 0.5 * _LOG_2PI))
 
-    def cdf(self, x):
+    def cdf(self, x: ArrayLike) -> np.ndarray | float:
         """P(X <= x), scalar law only."""
         _scalar_only(self, "cdf")
         return _out(scipy.special.ndtr(_real_array("x", x) / self.scale))
 
-    def sf(self, x):
+    def sf(self, x: ArrayLike) -> np.ndarray | float:
         """P(X > x), scalar law only (accurate in the upper tail)."""
         _scalar_only(self, "sf")
         return _out(scipy.special.ndtr(-_real_array("x", x) / self.scale))
 
-    def logsf(self, x):
+    def logsf(self, x: ArrayLike) -> np.ndarray | float:
         """log P(X > x), scalar law only (accurate far in the tail)."""
         _scalar_only(self, "logsf")
         return _out(scipy.special.log_ndtr(-_real_array("x", x) / self.scale))
@@ -243,7 +247,7 @@ class Laplace:
     ``sensitivity / epsilon`` for an l1 sensitivity).
     """
 
-    def __init__(self, *, scale, dim=None):
+    def __init__(self, *, scale: float, dim: int | None = None) -> None:
         self.scale = validate.positive("scale", scale)
         self.dim = _dim(dim, allow_none=True)
 
@@ -254,12 +258,13 @@ class Laplace:
     def _event(self) -> tuple[int, ...]:
         return () if self.dim is None else (self.dim,)
 
-    def rvs(self, size=(), *, rng=None, noise=None, label: str = "laplace noise") -> np.ndarray:
+    def rvs(self, size: int | Sequence[int] = (), *, rng: RngLike = None, noise: NoiseLike = None,
+            label: str = "laplace noise") -> np.ndarray:
         """Draws of shape ``size`` (scalar law) or ``size + (dim,)``."""
         source = noise_source(rng=rng, noise=noise)
         return self.scale * source.laplace(_label(label), _size(size) + self._event)
 
-    def logpdf(self, x):
+    def logpdf(self, x: ArrayLike) -> np.ndarray | float:
         """Log density; ``x`` of shape ``(...)`` or ``(..., dim)`` -> ``(...)``."""
         if self.dim is None:
             a = np.abs(_real_array("x", x)) / self.scale
@@ -267,14 +272,14 @@ class Laplace:
         a = np.abs(_vector("x", x, self.dim)) / self.scale
         return _out(-np.sum(a, axis=-1) - self.dim * math.log(2.0 * self.scale))
 
-    def cdf(self, x):
+    def cdf(self, x: ArrayLike) -> np.ndarray | float:
         """P(X <= x), scalar law only."""
         _scalar_only(self, "cdf")
         u = _real_array("x", x) / self.scale
         half_tail = 0.5 * np.exp(-np.abs(u))  # never overflows
         return _out(np.where(u < 0, half_tail, 1.0 - half_tail))
 
-    def sf(self, x):
+    def sf(self, x: ArrayLike) -> np.ndarray | float:
         """P(X > x), scalar law only."""
         _scalar_only(self, "sf")
         u = _real_array("x", x) / self.scale
@@ -338,7 +343,7 @@ class RadialLaplace:
     Algorithm 1 with delta = 0).
     """
 
-    def __init__(self, *, rate, dim):
+    def __init__(self, *, rate: float, dim: int) -> None:
         self.rate = validate.positive("rate", rate, error=PrivacyParameterError)
         self.dim = _dim(dim, allow_none=False)
         p = self.dim
@@ -360,7 +365,8 @@ class RadialLaplace:
         """log Z = log 2 + (p/2) log pi + log Gamma(p) - log Gamma(p/2) - p log c (30 digits, then float)."""
         return self._log_normaliser
 
-    def rvs(self, size=(), *, rng=None, noise=None, label: str = "radial laplace noise") -> np.ndarray:
+    def rvs(self, size: int | Sequence[int] = (), *, rng: RngLike = None, noise: NoiseLike = None,
+            label: str = "radial laplace noise") -> np.ndarray:
         """Draws of shape ``size + (dim,)``."""
         source = noise_source(rng=rng, noise=noise)
         label = _label(label)
@@ -375,12 +381,12 @@ class RadialLaplace:
             norm[zero] = 1.0
         return radius[..., None] * (z / norm)
 
-    def logpdf(self, x):
+    def logpdf(self, x: ArrayLike) -> np.ndarray | float:
         """Log density; ``x`` of shape ``(..., dim)`` -> ``(...)``."""
         r = _norm(_vector("x", x, self.dim))
         return _out(-self.rate * r - self._log_normaliser)
 
-    def norm_cdf(self, r):
+    def norm_cdf(self, r: ArrayLike) -> np.ndarray | float:
         """P(||b|| <= r): the regularised lower incomplete Gamma function P(dim, rate r)."""
         r = _real_array("r", r)
         return _out(np.where(r > 0, scipy.special.gammainc(self.dim, self.rate * np.maximum(r, 0.0)), 0.0))
@@ -420,33 +426,34 @@ class ArsinhNormal:
     Tape: one ``normal`` entry of shape ``size``.
     """
 
-    def __init__(self, *, scale=1.0):
+    def __init__(self, *, scale: float = 1.0) -> None:
         self.scale = validate.positive("scale", scale)
         self.dim = None
 
     def __repr__(self) -> str:
         return f"ArsinhNormal(scale={self.scale!r})"
 
-    def rvs(self, size=(), *, rng=None, noise=None, label: str = "arsinh-normal noise") -> np.ndarray:
+    def rvs(self, size: int | Sequence[int] = (), *, rng: RngLike = None, noise: NoiseLike = None,
+            label: str = "arsinh-normal noise") -> np.ndarray:
         """Draws of shape ``size``."""
         source = noise_source(rng=rng, noise=noise)
         y = source.normal(_label(label), _size(size))
         return self.scale * np.sinh(y)
 
-    def logpdf(self, x):
+    def logpdf(self, x: ArrayLike) -> np.ndarray | float:
         """Log density, elementwise."""
         u = _real_array("x", x) / self.scale
         y = np.arcsinh(u)
         # log sqrt(1 + u^2) = log hypot(1, u) does not overflow for large u.
         return _out(-0.5 * y * y - 0.5 * _LOG_2PI - np.log(np.hypot(1.0, u)) - math.log(self.scale))
 
-    def cdf(self, x):
+    def cdf(self, x: ArrayLike) -> np.ndarray | float:
         return _out(scipy.special.ndtr(np.arcsinh(_real_array("x", x) / self.scale)))
 
-    def sf(self, x):
+    def sf(self, x: ArrayLike) -> np.ndarray | float:
         return _out(scipy.special.ndtr(-np.arcsinh(_real_array("x", x) / self.scale)))
 
-    def ppf(self, q):
+    def ppf(self, q: ArrayLike) -> np.ndarray | float:
         """Quantile function ``s sinh(Phi^{-1}(q))``."""
         q = _real_array("q", q)
         if ((q < 0) | (q > 1)).any():
@@ -499,7 +506,7 @@ class ExponentialMechanism:
     This class only samples the law, exactly.
     """
 
-    def __init__(self, *, coefficient):
+    def __init__(self, *, coefficient: float) -> None:
         self.coefficient = validate.nonnegative("coefficient", coefficient, error=PrivacyParameterError)
 
     def __repr__(self) -> str:
@@ -516,7 +523,8 @@ class ExponentialMechanism:
             # which is the correctly rounded value of exp(-(more than 1e308)).
             return self.coefficient * (s - np.max(s, axis=-1, keepdims=True))
 
-    def rvs(self, scores, *, size=(), rng=None, noise=None, label: str = "exponential mechanism") -> np.ndarray:
+    def rvs(self, scores: ArrayLike, *, size: int | Sequence[int] = (), rng: RngLike = None,
+            noise: NoiseLike = None, label: str = "exponential mechanism") -> np.ndarray:
         """Selected indices (int64) of shape ``size + scores.shape[:-1]``.
 
         ``scores`` has shape ``(..., m)``: one score vector per independent selection, so a
@@ -528,12 +536,12 @@ class ExponentialMechanism:
         g = source.gumbel(_label(label), size + z.shape)
         return np.argmax(z + g, axis=-1)
 
-    def logpmf(self, scores):
+    def logpmf(self, scores: ArrayLike) -> np.ndarray:
         """Log selection probabilities, shape ``(..., m)``: a stable log-softmax of c * scores."""
         z = self._logits(scores)  # max is 0 in every vector, so the sum lies in [1, m]
         return _out(z - np.log(np.sum(np.exp(z), axis=-1, keepdims=True)))
 
-    def pmf(self, scores):
+    def pmf(self, scores: ArrayLike) -> np.ndarray:
         """Selection probabilities, shape ``(..., m)``."""
         return np.exp(self.logpmf(scores))
 
@@ -574,13 +582,14 @@ class ReportNoisyMax:
 
     _TAIL = 40.0
 
-    def __init__(self, *, scale):
+    def __init__(self, *, scale: float) -> None:
         self.scale = validate.positive("scale", scale)
 
     def __repr__(self) -> str:
         return f"ReportNoisyMax(scale={self.scale!r})"
 
-    def rvs(self, scores, *, size=(), rng=None, noise=None, label: str = "report noisy max") -> np.ndarray:
+    def rvs(self, scores: ArrayLike, *, size: int | Sequence[int] = (), rng: RngLike = None,
+            noise: NoiseLike = None, label: str = "report noisy max") -> np.ndarray:
         """Selected indices (int64) of shape ``size + scores.shape[:-1]``."""
         s = _scores(scores)
         source = noise_source(rng=rng, noise=noise)
@@ -622,7 +631,7 @@ class ReportNoisyMax:
         # Quadrature round-off can put the log a few ulps above 0 for a near-certain winner.
         return min(math.log(value) + shift, 0.0)
 
-    def logpmf(self, scores):
+    def logpmf(self, scores: ArrayLike) -> np.ndarray:
         """Log selection probabilities, shape ``(..., m)``, by 1-D quadrature (see Notes)."""
         s = _scores(scores)
         m = s.shape[-1]
@@ -636,6 +645,6 @@ class ReportNoisyMax:
                 out[row, i] = self._log_prob(flat[row], i)
         return _out(out.reshape(s.shape))
 
-    def pmf(self, scores):
+    def pmf(self, scores: ArrayLike) -> np.ndarray:
         """Selection probabilities, shape ``(..., m)``."""
         return np.exp(self.logpmf(scores))

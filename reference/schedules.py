@@ -12,13 +12,16 @@ from __future__ import annotations
 import numpy as np
 import sympy as sp
 
+from reference.arrays import ArrayLike
 from spec import validate
 from spec.errors import ParameterError
+from spec.record import SpecRecord
 
 __all__ = ["evaluate_over_steps"]
 
 
-def evaluate_over_steps(record, name: str, steps, *, step_name: str = "step", **values) -> np.ndarray:
+def evaluate_over_steps(record: SpecRecord, name: str, steps: ArrayLike, *, step_name: str = "step",
+                        **values: float) -> np.ndarray:
     """Formula ``name`` of ``record`` at every step index in ``steps``.
 
     Parameters

@@ -58,6 +58,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from reference.arrays import ArrayLike
 from reference.arrays import finite as _finite
 from reference.arrays import real_array as _numeric_array
 from reference.arrays import vector as _vector
@@ -71,7 +72,7 @@ from reference.domains import (
     Rp,
     Simplex,
 )
-from reference.losses import Loss
+from reference.losses import Loss, Regulariser
 from spec import validate
 from spec.errors import ParameterError
 
@@ -627,16 +628,16 @@ def _data_array(data):
 
 
 def minimise(
-    loss,
-    data,
-    domain,
+    loss: Loss,
+    data: ArrayLike,
+    domain: Domain,
     *,
-    tolerance=1e-10,
-    normalisation="sum",
-    regulariser=None,
-    x0=None,
-    max_iterations=None,
-    distance_tolerance=None,
+    tolerance: float = 1e-10,
+    normalisation: str = "sum",
+    regulariser: Regulariser | None = None,
+    x0: ArrayLike | None = None,
+    max_iterations: int | None = None,
+    distance_tolerance: float | None = None,
 ) -> SolverResult:
     """Minimise the empirical risk over a convex domain, with a certified suboptimality gap.
 
@@ -776,7 +777,7 @@ def minimise(
 # --------------------------------------------------------------------------------------------
 
 
-def exact_minimiser_half_squared(data, domain) -> np.ndarray:
+def exact_minimiser_half_squared(data: ArrayLike, domain: Domain) -> np.ndarray:
     """argmin_{theta in C} sum_i 1/2 ||theta - d_i||^2 = P_C(mean of the d_i).
 
     Since sum_i 1/2 ||theta - d_i||^2 = n/2 ||theta - dbar||^2 + const, the minimiser is the
@@ -795,7 +796,7 @@ def exact_minimiser_half_squared(data, domain) -> np.ndarray:
     return domain.project(data.mean(axis=0))
 
 
-def exact_minimiser_linear(data, domain) -> np.ndarray:
+def exact_minimiser_linear(data: ArrayLike, domain: Domain) -> np.ndarray:
     """argmin_{theta in C} sum_i -<theta, d_i> = lmo(-sum_i d_i) (bst14's linear loss).
 
     Ties (e.g. sum_i d_i = 0) are broken by the domain's LMO rule.

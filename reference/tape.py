@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Optional, Sequence
 
 import numpy as np
 
@@ -43,6 +43,7 @@ from spec.errors import ParameterError
 
 __all__ = [
     "NoiseSource",
+    "NoiseLike",
     "Fresh",
     "Recorder",
     "Replay",
@@ -78,42 +79,47 @@ class NoiseSource:
 
     seed: int | None = None
 
-    def normal(self, label: str, shape) -> np.ndarray:
+    def normal(self, label: str, shape: int | Sequence[int]) -> np.ndarray:
         """Standard normal draws."""
         return self._draw(label, "normal", {}, _shape(shape))
 
-    def uniform(self, label: str, shape) -> np.ndarray:
+    def uniform(self, label: str, shape: int | Sequence[int]) -> np.ndarray:
         """Uniform draws on [0, 1)."""
         return self._draw(label, "uniform", {}, _shape(shape))
 
-    def integers(self, label: str, high: int, shape) -> np.ndarray:
+    def integers(self, label: str, high: int, shape: int | Sequence[int]) -> np.ndarray:
         """Uniform integers in {0, ..., high - 1}."""
         high = int(high)
         if high < 1:
             raise ParameterError(f"high ({high}) must be >= 1")
         return self._draw(label, "integers", {"high": high}, _shape(shape))
 
-    def gamma(self, label: str, k: float, shape) -> np.ndarray:
+    def gamma(self, label: str, k: float, shape: int | Sequence[int]) -> np.ndarray:
         """Gamma(shape ``k``, scale 1) draws."""
         k = float(k)
         if not k > 0:
             raise ParameterError(f"k ({k}) must be > 0")
         return self._draw(label, "gamma", {"k": k}, _shape(shape))
 
-    def gumbel(self, label: str, shape) -> np.ndarray:
+    def gumbel(self, label: str, shape: int | Sequence[int]) -> np.ndarray:
         """Standard Gumbel draws."""
         return self._draw(label, "gumbel", {}, _shape(shape))
 
-    def exponential(self, label: str, shape) -> np.ndarray:
+    def exponential(self, label: str, shape: int | Sequence[int]) -> np.ndarray:
         """Standard exponential draws."""
         return self._draw(label, "exponential", {}, _shape(shape))
 
-    def laplace(self, label: str, shape) -> np.ndarray:
+    def laplace(self, label: str, shape: int | Sequence[int]) -> np.ndarray:
         """Standard Laplace draws (density exp(-|x|)/2)."""
         return self._draw(label, "laplace", {}, _shape(shape))
 
     def _draw(self, label, kind, params, shape):  # pragma: no cover - interface
         raise NotImplementedError
+
+
+#: What every ``noise=`` keyword accepts: a :class:`NoiseSource` to draw from (a
+#: :class:`Replay` of a tape, a :class:`Recorder`), or ``None`` to draw from ``rng=`` instead.
+NoiseLike = Optional[NoiseSource]
 
 
 def _generate(gen: np.random.Generator, kind: str, params: dict, shape: tuple) -> np.ndarray:
@@ -141,7 +147,7 @@ class Fresh(NoiseSource):
     caller passed a Generator (:func:`reference.rng.resolve`).
     """
 
-    def __init__(self, rng: RngLike = None):
+    def __init__(self, rng: RngLike = None) -> None:
         self.generator, self.seed = resolve(rng)
 
     def _draw(self, label, kind, params, shape):
@@ -204,7 +210,7 @@ class NoiseTape:
     def from_json(cls, text: str) -> "NoiseTape":
         return cls.from_dict(json.loads(text))
 
-    def __eq__(self, other) -> bool:
+    def __eq__(self, other: object) -> bool:
         if not isinstance(other, NoiseTape) or len(self) != len(other):
             return False
         return all(
@@ -220,7 +226,7 @@ class NoiseTape:
 class Recorder(Fresh):
     """Draw from a Generator and record every draw on :attr:`tape`."""
 
-    def __init__(self, rng=None):
+    def __init__(self, rng: RngLike = None) -> None:
         super().__init__(rng)
         self.tape = NoiseTape()
 
@@ -233,7 +239,7 @@ class Recorder(Fresh):
 class Replay(NoiseSource):
     """Return the draws of a tape in order; any mismatch raises :class:`TapeMismatchError`."""
 
-    def __init__(self, tape: NoiseTape):
+    def __init__(self, tape: NoiseTape) -> None:
         if not isinstance(tape, NoiseTape):
             raise TypeError(f"tape ({type(tape).__name__}) must be a NoiseTape")
         self.tape = tape
@@ -268,7 +274,7 @@ class Replay(NoiseSource):
             )
 
 
-def noise_source(*, rng=None, noise: NoiseSource | None = None) -> NoiseSource:
+def noise_source(*, rng: RngLike = None, noise: NoiseSource | None = None) -> NoiseSource:
     """The source an algorithm should draw from, given its ``rng=`` and ``noise=`` keywords.
 
     Exactly one of them may be given (both ``None`` means fresh OS entropy).

@@ -323,7 +323,7 @@ def basic(epsilons: Sequence[float], deltas: Sequence[float] | None = None) -> t
         return round_safe(total_eps, Rounding.UP), round_safe(total_delta, Rounding.UP)
 
 
-def advanced(*, epsilon, delta, steps, delta_prime) -> tuple[float, float]:
+def advanced(*, epsilon: float, delta: float, steps: int, delta_prime: float) -> tuple[float, float]:
     """Advanced composition, Form A: the (epsilon, delta) of ``steps`` adaptive compositions.
 
     Parameters
@@ -355,7 +355,7 @@ def advanced(*, epsilon, delta, steps, delta_prime) -> tuple[float, float]:
     return ADVANCED.evaluate("epsilon_total", **values), ADVANCED.evaluate("delta_total", **values)
 
 
-def advanced_per_step(*, epsilon_total, steps, delta_prime) -> float:
+def advanced_per_step(*, epsilon_total: float, steps: int, delta_prime: float) -> float:
     """Advanced composition, Form B: per-mechanism epsilon ``epsilon' / sqrt(8 steps ln(1/delta'))``.
 
     Parameters
@@ -387,7 +387,7 @@ def advanced_per_step(*, epsilon_total, steps, delta_prime) -> float:
     return ADVANCED_PER_STEP.evaluate("epsilon", epsilon_total=e, steps=k_, delta_prime=dp)
 
 
-def amplify_bbkn14(*, epsilon, sampling_rate) -> float:
+def amplify_bbkn14(*, epsilon: float, sampling_rate: float) -> float:
     """bst14 Lemma II.2: ``2 sampling_rate epsilon`` for an epsilon-DP mechanism (epsilon <= 1).
 
     Parameters
@@ -411,7 +411,7 @@ def amplify_bbkn14(*, epsilon, sampling_rate) -> float:
     return BBKN14.evaluate("epsilon", epsilon=e, sampling_rate=g)
 
 
-def amplify_bbg18(*, epsilon, delta, sampling_rate) -> tuple[float, float]:
+def amplify_bbg18(*, epsilon: float, delta: float, sampling_rate: float) -> tuple[float, float]:
     """Tight amplification by subsampling without replacement (replace-one).
 
     Parameters
@@ -439,7 +439,7 @@ def amplify_bbg18(*, epsilon, delta, sampling_rate) -> tuple[float, float]:
     return BBG18.evaluate("epsilon", **values), BBG18.evaluate("delta", **values)
 
 
-def deamplify_bbg18(*, epsilon, delta, sampling_rate) -> tuple[float, float]:
+def deamplify_bbg18(*, epsilon: float, delta: float, sampling_rate: float) -> tuple[float, float]:
     """The per-mechanism (epsilon, delta) whose BBG18 amplification is the target (epsilon, delta).
 
     Parameters

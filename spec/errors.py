@@ -8,6 +8,8 @@ pattern: they name the parameter, show its value and state the rule, e.g.
 
 from __future__ import annotations
 
+from typing import Mapping
+
 __all__ = [
     "ParameterError",
     "PrivacyParameterError",
@@ -38,7 +40,8 @@ class AssumptionError(ParameterError):
         The values (canonical names) the assumption was evaluated at.
     """
 
-    def __init__(self, message: str, *, record: str = "", assumption: str = "", values=None):
+    def __init__(self, message: str, *, record: str = "", assumption: str = "",
+                 values: Mapping[str, object] | None = None) -> None:
         super().__init__(message)
         self.record = record
         self.assumption = assumption

@@ -230,7 +230,7 @@ REPORT_NOISY_MAX = SpecRecord(
 
 
 # --------------------------------------------------------------------------- functions
-def exponent_textbook(*, epsilon, sensitivity) -> float:
+def exponent_textbook(*, epsilon: float, sensitivity: float) -> float:
     """Coefficient ``epsilon / (2 sensitivity)`` of the textbook exponential mechanism (rounded down).
 
     Parameters
@@ -253,7 +253,7 @@ def exponent_textbook(*, epsilon, sensitivity) -> float:
     return TEXTBOOK.evaluate("coefficient", epsilon=e, sensitivity=s)
 
 
-def exponent_oscillation(*, epsilon, oscillation) -> float:
+def exponent_oscillation(*, epsilon: float, oscillation: float) -> float:
     """Coefficient ``epsilon / oscillation`` of the exponential mechanism (rounded down).
 
     Parameters
@@ -277,7 +277,7 @@ def exponent_oscillation(*, epsilon, oscillation) -> float:
     return OSCILLATION.evaluate("coefficient", epsilon=e, oscillation=o)
 
 
-def utility_gap(*, epsilon, sensitivity, candidates, tail) -> float:
+def utility_gap(*, epsilon: float, sensitivity: float, candidates: int, tail: float) -> float:
     """Score gap ``(2 sensitivity / epsilon)(ln candidates + tail)`` of the textbook exponential mechanism.
 
     Parameters
@@ -307,7 +307,7 @@ def utility_gap(*, epsilon, sensitivity, candidates, tail) -> float:
     return UTILITY.evaluate("gap", epsilon=e, sensitivity=s, candidates=n, tail=tt)
 
 
-def report_noisy_max_scale(*, epsilon, sensitivity, monotone=False) -> float:
+def report_noisy_max_scale(*, epsilon: float, sensitivity: float, monotone: bool = False) -> float:
     """Laplace scale for report-noisy-max: ``2 sensitivity/epsilon``, or ``sensitivity/epsilon`` if monotone.
 
     Parameters
@@ -347,7 +347,7 @@ def _as_mpf_list(name: str, values, *, error=ParameterError) -> list:
     return out
 
 
-def output_distribution(scores: Sequence[float], *, coefficient) -> tuple:
+def output_distribution(scores: Sequence[float], *, coefficient: float) -> tuple[mpmath.mpf, ...]:
     """Exact output distribution of the exponential mechanism on a finite range.
 
     ``p_i = exp(c s_i) / sum_j exp(c s_j)``, computed in mpmath at 50 digits after subtracting the

@@ -300,7 +300,7 @@ def _profile_value(epsilon, sigma_, sensitivity, steps) -> float:
 
 
 # --------------------------------------------------------------------------- public functions
-def classic_sigma(*, epsilon, delta, sensitivity) -> float:
+def classic_sigma(*, epsilon: float, delta: float, sensitivity: float) -> float:
     """Noise standard deviation of the classical Gaussian mechanism.
 
     Parameters
@@ -332,7 +332,7 @@ def classic_sigma(*, epsilon, delta, sensitivity) -> float:
     return CLASSIC.evaluate("sigma", epsilon=e, delta=d, sensitivity=s)
 
 
-def exact_delta(epsilon, *, sigma, sensitivity, steps=1) -> float:
+def exact_delta(epsilon: float, *, sigma: float, sensitivity: float, steps: int = 1) -> float:
     """Exact privacy profile ``delta(epsilon)`` of ``steps`` composed Gaussian mechanisms.
 
     ``delta(eps) = Phi(mu/2 - eps/mu) - e^eps Phi(-mu/2 - eps/mu)`` with
@@ -367,7 +367,7 @@ def exact_delta(epsilon, *, sigma, sensitivity, steps=1) -> float:
     return _profile_value(e, s, d, t)
 
 
-def profile(*, sigma, sensitivity, steps=1) -> Callable[[float], float]:
+def profile(*, sigma: float, sensitivity: float, steps: int = 1) -> Callable[[float], float]:
     """The privacy profile ``epsilon -> delta`` of ``steps`` composed Gaussian mechanisms.
 
     Parameters
@@ -403,7 +403,7 @@ def profile(*, sigma, sensitivity, steps=1) -> Callable[[float], float]:
     return delta_of_epsilon
 
 
-def exact_epsilon(delta, *, sigma, sensitivity, steps=1) -> float:
+def exact_epsilon(delta: float, *, sigma: float, sensitivity: float, steps: int = 1) -> float:
     """Smallest epsilon >= 0 with ``exact_delta(epsilon) <= delta``: a tight (epsilon, delta) accountant.
 
     Parameters
@@ -455,7 +455,7 @@ def exact_epsilon(delta, *, sigma, sensitivity, steps=1) -> float:
     raise RuntimeError("exact_epsilon: verification failed")  # pragma: no cover
 
 
-def analytic_sigma(*, epsilon, delta, sensitivity, steps=1) -> float:
+def analytic_sigma(*, epsilon: float, delta: float, sensitivity: float, steps: int = 1) -> float:
     """Smallest sigma for which ``steps`` composed Gaussian releases are (epsilon, delta)-DP.
 
     Parameters
@@ -510,7 +510,7 @@ def analytic_sigma(*, epsilon, delta, sensitivity, steps=1) -> float:
     raise RuntimeError("analytic_sigma: verification failed")  # pragma: no cover
 
 
-def tradeoff(alpha, *, sigma, sensitivity, steps=1) -> float:
+def tradeoff(alpha: float, *, sigma: float, sensitivity: float, steps: int = 1) -> float:
     """Gaussian trade-off curve ``beta(alpha) = Phi(Phi^{-1}(1 - alpha) - mu)``.
 
     The smallest type II error of any level-``alpha`` test between the output distributions on two
@@ -551,7 +551,7 @@ def tradeoff(alpha, *, sigma, sensitivity, steps=1) -> float:
     return min(beta, math.nextafter(1.0, 0.0))
 
 
-def failure_epsilon(record: SpecRecord, delta) -> float:
+def failure_epsilon(record: SpecRecord, delta: float) -> float:
     """Smallest epsilon at which a record's Gaussian calibration stops being (epsilon, delta)-DP.
 
     The root in epsilon of ``exact_delta(epsilon; sigma = record's sigma(epsilon, delta))
@@ -610,7 +610,7 @@ def failure_epsilon(record: SpecRecord, delta) -> float:
         return round_safe(lo, Rounding.DOWN)
 
 
-def classic_failure_epsilon(delta) -> float:
+def classic_failure_epsilon(delta: float) -> float:
     """Smallest epsilon at which the classical calibration stops being (epsilon, delta)-DP.
 
     The root in epsilon of ``exact_delta(epsilon; sigma = classic sigma(epsilon, delta)) = delta``

@@ -99,7 +99,7 @@ def _validated(scale, sensitivity):
     return validate.positive("scale", scale), validate.positive("sensitivity", sensitivity)
 
 
-def laplace_scale(*, epsilon, sensitivity) -> float:
+def laplace_scale(*, epsilon: float, sensitivity: float) -> float:
     """Laplace scale ``sensitivity / epsilon`` for epsilon-DP, rounded up.
 
     Parameters
@@ -122,7 +122,7 @@ def laplace_scale(*, epsilon, sensitivity) -> float:
     return MECHANISM.evaluate("scale", epsilon=e, sensitivity=s)
 
 
-def exact_delta(epsilon, *, scale, sensitivity) -> float:
+def exact_delta(epsilon: float, *, scale: float, sensitivity: float) -> float:
     """Exact ``delta(epsilon) = max(0, 1 - exp((epsilon - sensitivity/scale)/2))`` of the scalar mechanism.
 
     Parameters
@@ -150,7 +150,7 @@ def exact_delta(epsilon, *, scale, sensitivity) -> float:
         return round_safe(mpmath.mpf(value), Rounding.UP)
 
 
-def profile(*, scale, sensitivity) -> Callable[[float], float]:
+def profile(*, scale: float, sensitivity: float) -> Callable[[float], float]:
     """The privacy profile ``epsilon -> delta`` of the scalar Laplace mechanism.
 
     Parameters

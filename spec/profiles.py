@@ -154,7 +154,7 @@ RADIAL_LAPLACE = SpecRecord(
 _PURE_DP_FN = sp.lambdify([eps, eps_at], _PURE_DP_EXPR, modules="mpmath")
 
 
-def pure_dp_delta(epsilon_prime, *, epsilon) -> float:
+def pure_dp_delta(epsilon_prime: float, *, epsilon: float) -> float:
     """``delta(epsilon') = max(0, (e^epsilon - e^epsilon') / (1 + e^epsilon))``, rounded up.
 
     Parameters
@@ -185,7 +185,7 @@ def _delta(e: float, at: float) -> float:
         return round_safe(mpmath.mpf(_PURE_DP_FN(mpmath.mpf(e), mpmath.mpf(at))), Rounding.UP)
 
 
-def pure_dp_profile(epsilon) -> Callable[[float], float]:
+def pure_dp_profile(epsilon: float) -> Callable[[float], float]:
     """The privacy profile ``epsilon' -> delta`` implied by an epsilon-DP claim.
 
     Parameters
@@ -217,7 +217,7 @@ def pure_dp_profile(epsilon) -> Callable[[float], float]:
     return delta_of_epsilon
 
 
-def radial_laplace_rate(*, epsilon, sensitivity) -> float:
+def radial_laplace_rate(*, epsilon: float, sensitivity: float) -> float:
     """Rate ``epsilon / sensitivity`` of the exp(-rate ||b||_2) mechanism, rounded down.
 
     Parameters

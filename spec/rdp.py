@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import math
 import numbers
+from typing import Sequence
 
 import mpmath
 import sympy as sp
@@ -461,7 +462,7 @@ WITHOUT_REPLACEMENT_SUBSAMPLED_GAUSSIAN = register(
 # --------------------------------------------------------------------------- Gaussian
 
 
-def gaussian(alpha, *, sigma, sensitivity) -> float:
+def gaussian(alpha: float, *, sigma: float, sensitivity: float) -> float:
     """RDP of the Gaussian mechanism at order ``alpha``: alpha sensitivity^2 / (2 sigma^2).
 
     Parameters
@@ -523,7 +524,8 @@ def _minimise(orders, curve, delta: float, conversion: str):
     return best, best_order
 
 
-def to_epsilon(orders, values, *, delta, conversion="cks") -> tuple[float, float]:
+def to_epsilon(orders: Sequence[float], values: Sequence[float], *, delta: float,
+               conversion: str = "cks") -> tuple[float, float]:
     """Convert an RDP curve to (epsilon, delta)-DP, minimising over the given orders.
 
     Parameters
@@ -577,8 +579,9 @@ def _setup(sigma, sensitivity, steps, sampling_rate, sampling, orders, conversio
     return ords, curve, c
 
 
-def epsilon_and_order(*, sigma, sensitivity, delta, steps=1, sampling_rate=None, sampling=None,
-                      orders=None, conversion="cks") -> tuple[float, float]:
+def epsilon_and_order(*, sigma: float, sensitivity: float, delta: float, steps: int = 1,
+                      sampling_rate: float | None = None, sampling: str | None = None,
+                      orders: Sequence[float] | None = None, conversion: str = "cks") -> tuple[float, float]:
     """Like :func:`epsilon`, also returning the minimising order."""
     dl = validate.delta(delta)
     ords, curve, c = _setup(sigma, sensitivity, steps, sampling_rate, sampling, orders, conversion)
@@ -586,8 +589,9 @@ def epsilon_and_order(*, sigma, sensitivity, delta, steps=1, sampling_rate=None,
     return round_safe(eps, Rounding.UP), order
 
 
-def epsilon(*, sigma, sensitivity, delta, steps=1, sampling_rate=None, sampling=None,
-            orders=None, conversion="cks") -> float:
+def epsilon(*, sigma: float, sensitivity: float, delta: float, steps: int = 1,
+            sampling_rate: float | None = None, sampling: str | None = None,
+            orders: Sequence[float] | None = None, conversion: str = "cks") -> float:
     """Certified epsilon at ``delta`` for ``steps`` (optionally subsampled) Gaussian releases.
 
     Parameters
@@ -626,8 +630,9 @@ def epsilon(*, sigma, sensitivity, delta, steps=1, sampling_rate=None, sampling=
                              conversion=conversion)[0]
 
 
-def delta_for_epsilon(*, epsilon, sigma, sensitivity, steps=1, sampling_rate=None, sampling=None,
-                      orders=None, conversion="cks") -> float:
+def delta_for_epsilon(*, epsilon: float, sigma: float, sensitivity: float, steps: int = 1,
+                      sampling_rate: float | None = None, sampling: str | None = None,
+                      orders: Sequence[float] | None = None, conversion: str = "cks") -> float:
     """Certified delta at ``epsilon`` (>= 0) for the same mechanisms as :func:`epsilon`.
 
     Minimises the conversion's delta formula over the orders; rounded up and capped at 1.

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import math
+from typing import Iterable
 
 import mpmath
 import sympy as sp
@@ -59,7 +60,7 @@ _BOUNDS = ("thm27", "thm9")
 MAX_ORDER = 10_000
 
 
-def check_order(alpha, *, name="alpha") -> float | int:
+def check_order(alpha: float, *, name: str = "alpha") -> float | int:
     """A finite order in (1, MAX_ORDER], returned as int when integral."""
     x = validate.real(name, alpha)
     if not x > 1:
@@ -69,7 +70,7 @@ def check_order(alpha, *, name="alpha") -> float | int:
     return int(x) if float(x).is_integer() else x
 
 
-def check_integer_order(alpha, *, name="alpha") -> int:
+def check_integer_order(alpha: float, *, name: str = "alpha") -> int:
     x = check_order(alpha, name=name)
     if not isinstance(x, int):
         raise validate.error_class(name)(
@@ -80,11 +81,11 @@ def check_integer_order(alpha, *, name="alpha") -> int:
     return x
 
 
-def check_sampling_rate(value) -> float:
+def check_sampling_rate(value: object) -> float:
     return validate.interval("sampling_rate", value, 0.0, 1.0, closed="right")
 
 
-def check_orders(orders, *, integer: bool) -> tuple:
+def check_orders(orders: Iterable[float] | None, *, integer: bool) -> tuple[float, ...]:
     if orders is None:
         return DEFAULT_INTEGER_ORDERS if integer else DEFAULT_ORDERS
     if isinstance(orders, (str, bytes)) or not hasattr(orders, "__iter__"):
@@ -96,7 +97,7 @@ def check_orders(orders, *, integer: bool) -> tuple:
     return tuple(check(a, name=f"orders[{n}]") for n, a in enumerate(orders))
 
 
-def resolve_scheme(sampling_rate, sampling) -> tuple[str, float]:
+def resolve_scheme(sampling_rate: float | None, sampling: str | None) -> tuple[str, float]:
     """('gaussian' | 'poisson' | 'without-replacement', q)."""
     if sampling is not None:
         validate.choice("sampling", sampling, SAMPLING_SCHEMES)
@@ -307,7 +308,7 @@ def _mtz19_frac(alpha: float, sigma: float, sensitivity: float, q: float):
     return _mtz19_int(math.ceil(alpha), sigma, sensitivity, q)
 
 
-def poisson_rdp_mp(alpha, sigma, sensitivity, q):
+def poisson_rdp_mp(alpha: float, sigma: float, sensitivity: float, q: float) -> mpmath.mpf:
     if q == 1.0:
         with mpmath.workdps(PRECISION_DIGITS):
             return gaussian_rdp_mp(_mp(alpha), _mp(sigma), _mp(sensitivity))
@@ -316,7 +317,7 @@ def poisson_rdp_mp(alpha, sigma, sensitivity, q):
     return _mtz19_frac(alpha, sigma, sensitivity, q)
 
 
-def poisson_gaussian(alpha, *, sigma, sensitivity, sampling_rate) -> float:
+def poisson_gaussian(alpha: float, *, sigma: float, sensitivity: float, sampling_rate: float) -> float:
     """RDP at order ``alpha`` of the Poisson-subsampled Gaussian mechanism (MTZ19).
 
     Each record enters the batch independently with probability ``sampling_rate``; the batch
@@ -443,7 +444,7 @@ def _wbk19_raw(alpha: int, sigma: float, sensitivity: float, gamma: float, bound
 
 
 @functools.lru_cache(maxsize=8192)
-def wbk19_rdp_mp(alpha: int, sigma: float, sensitivity: float, gamma: float, bound: str):
+def wbk19_rdp_mp(alpha: int, sigma: float, sensitivity: float, gamma: float, bound: str) -> mpmath.mpf:
     """min(unamplified Gaussian RDP, WBK19 bound) as an mpf."""
     with mpmath.workdps(PRECISION_DIGITS):
         cap = gaussian_rdp_mp(_mp(alpha), _mp(sigma), _mp(sensitivity))
@@ -452,7 +453,8 @@ def wbk19_rdp_mp(alpha: int, sigma: float, sensitivity: float, gamma: float, bou
     return min(cap, _wbk19_raw(alpha, sigma, sensitivity, gamma, bound))
 
 
-def without_replacement_gaussian(alpha, *, sigma, sensitivity, sampling_rate, bound="thm27") -> float:
+def without_replacement_gaussian(alpha: float, *, sigma: float, sensitivity: float, sampling_rate: float,
+                                 bound: str = "thm27") -> float:
     """RDP bound at integer order ``alpha`` of the Gaussian mechanism on a subsample without replacement.
 
     The mechanism draws a uniformly random subset of m of the n records (gamma = m/n), evaluates

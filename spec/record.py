@@ -96,7 +96,7 @@ class Neighbouring(enum.Enum):
     """D' is D with one record added or removed."""
 
     @classmethod
-    def parse(cls, relation) -> "Neighbouring":
+    def parse(cls, relation: Neighbouring | str) -> Neighbouring:
         """The relation from the enum itself or its value (``"replace-one"``,
         ``"add/remove-one"``; ``"add-remove-one"`` is accepted as a spelling of the latter).
 
@@ -233,7 +233,7 @@ class Citation:
     item: str
     equations: tuple[str, ...] = ()
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         if self.paper not in PAPERS:
             raise KeyError(f"citation paper ({self.paper!r}) must be one of {sorted(PAPERS)}")
 
@@ -285,7 +285,7 @@ def _mp(value):
     return mpmath.mpf(float(value))
 
 
-def round_safe(value, rounding: Rounding):
+def round_safe(value: mpmath.mpf | float, rounding: Rounding) -> float | int:
     """Round an mpmath number to float/int in the given direction.
 
     ``UP`` returns the smallest float ``>= value``; ``DOWN`` the largest float ``<= value``.
@@ -442,7 +442,7 @@ class Calibration:
     function: Callable[..., float] | None = None
     rounding: Rounding = Rounding.UP
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         if not self.name or any(c.isspace() for c in self.name):
             raise ValueError(f"calibration name ({self.name!r}) must be one word")
         if self.parameter not in VOCABULARY:
@@ -531,7 +531,7 @@ class Flag:
     reason: str
     checked_by: tuple[str, ...] = ()
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         if isinstance(self.checked_by, str) or not isinstance(self.checked_by, tuple):
             raise TypeError(f"checked_by ({self.checked_by!r}) must be a tuple of test node ids")
         for node in self.checked_by:
@@ -557,7 +557,7 @@ class Line:
     label: str
     statement: str
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         if not (self.label.startswith("L") and self.label[1:].isdigit()):
             raise ValueError(f"line label ({self.label!r}) must look like 'L1'")
 
@@ -591,7 +591,7 @@ class SpecRecord:
     pseudocode: tuple[Line, ...] = ()
     """For an algorithm box: its numbered statements (a meta-test finds each one's tag in reference/)."""
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         if not _record_id_ok(self.id):
             raise ValueError(f"record id ({self.id!r}) must look like 'paper.item'")
         names = [s.name for s in self.symbols]
@@ -693,7 +693,7 @@ class SpecRecord:
         return subs
 
     # ------------------------------------------------------------------ checks
-    def check(self, **values) -> None:
+    def check(self, **values: float) -> None:
         """Raise :class:`AssumptionError` if an assumption fails at ``values``.
 
         Every assumption whose symbols are all given is decided; others are skipped (use
@@ -712,18 +712,18 @@ class SpecRecord:
                     values=values,
                 )
 
-    def unchecked_assumptions(self, **values) -> tuple[Assumption, ...]:
+    def unchecked_assumptions(self, **values: float) -> tuple[Assumption, ...]:
         """Assumptions that :meth:`check` cannot decide with only ``values``."""
         subs = self._subs(values)
         return tuple(a for a in self.assumptions if not set(a.relation.free_symbols) <= set(subs))
 
-    def failed_assumptions(self, **values) -> tuple[Assumption, ...]:
+    def failed_assumptions(self, **values: float) -> tuple[Assumption, ...]:
         """Every assumption decidable at ``values`` that fails (:meth:`check` raises on the first)."""
         subs = self._subs(values)
         return tuple(a for a in self.assumptions
                      if set(a.relation.free_symbols) <= set(subs) and not a.holds(subs))
 
-    def evaluate(self, name: str, *, check: bool = True, **values):
+    def evaluate(self, name: str, *, check: bool = True, **values: float) -> float | int:
         """Evaluate formula ``name`` at ``values`` and round it in the safe direction.
 
         Parameters
@@ -772,7 +772,7 @@ class SpecRecord:
         exact = _evaluate_expr(f.expr, subs)
         return round_safe(exact, f.rounding)
 
-    def evaluate_exact(self, name: str, **values):
+    def evaluate_exact(self, name: str, **values: float) -> mpmath.mpf:
         """Formula ``name`` at ``values`` as a 50-digit mpmath number (no rounding, no checks)."""
         f = self.formula(name)
         return _evaluate_expr(f.expr, self._subs(values))

@@ -6,7 +6,7 @@ import textwrap
 
 import sympy as sp
 
-from spec.record import SpecRecord
+from spec.record import Calibration, SpecRecord
 
 __all__ = ["to_text", "to_latex", "to_dict", "one_line", "calibration_source", "formula_latex"]
 
@@ -57,7 +57,7 @@ def _claim_text(record: SpecRecord) -> list[str]:
     return lines
 
 
-def calibration_source(calibration) -> str:
+def calibration_source(calibration: Calibration) -> str:
     """``formula sigma`` or the dotted name of a calibration's function."""
     if calibration.formula is not None:
         return f"formula {calibration.formula}"

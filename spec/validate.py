@@ -17,6 +17,7 @@ from __future__ import annotations
 import math
 import numbers
 import operator
+from typing import Collection
 
 from spec.errors import ParameterError, PrivacyParameterError
 from spec.vocabulary import VOCABULARY
@@ -41,7 +42,7 @@ __all__ = [
 PRIVACY_PARAMETERS = frozenset(t.name for t in VOCABULARY.values() if t.privacy) | {"alpha"}
 
 
-def error_class(name: str, error=None):
+def error_class(name: str, error: type[ParameterError] | None = None) -> type[ParameterError]:
     """The value-error class used for parameter ``name`` (privacy parameters get their own)."""
     if error is not None:
         return error
@@ -55,7 +56,7 @@ def _show(value) -> str:
     return str(value)
 
 
-def real(name: str, value, *, error=None) -> float:
+def real(name: str, value: object, *, error: type[ParameterError] | None = None) -> float:
     """Return ``value`` as a finite float, or raise.
 
     Parameters
@@ -93,7 +94,7 @@ def real(name: str, value, *, error=None) -> float:
     return x
 
 
-def positive(name: str, value, *, error=None) -> float:
+def positive(name: str, value: object, *, error: type[ParameterError] | None = None) -> float:
     """Finite and ``> 0``."""
     x = real(name, value, error=error)
     if not x > 0:
@@ -101,7 +102,7 @@ def positive(name: str, value, *, error=None) -> float:
     return x
 
 
-def nonnegative(name: str, value, *, error=None) -> float:
+def nonnegative(name: str, value: object, *, error: type[ParameterError] | None = None) -> float:
     """Finite and ``>= 0``."""
     x = real(name, value, error=error)
     if not x >= 0:
@@ -109,7 +110,8 @@ def nonnegative(name: str, value, *, error=None) -> float:
     return x
 
 
-def interval(name: str, value, low: float, high: float, *, closed: str = "neither", error=None) -> float:
+def interval(name: str, value: object, low: float, high: float, *, closed: str = "neither",
+             error: type[ParameterError] | None = None) -> float:
     """Finite and inside an interval.
 
     Parameters
@@ -137,12 +139,12 @@ def _fmt(bound: float) -> str:
     return str(bound)
 
 
-def probability(name: str, value, *, error=None) -> float:
+def probability(name: str, value: object, *, error: type[ParameterError] | None = None) -> float:
     """Finite and in the open interval ``(0, 1)`` (e.g. delta)."""
     return interval(name, value, 0.0, 1.0, closed="neither", error=error)
 
 
-def integer(name: str, value, *, minimum: int | None = None, error=None) -> int:
+def integer(name: str, value: object, *, minimum: int | None = None, error: type[ParameterError] | None = None) -> int:
     """An integral value (Python or numpy integer; floats are rejected), optionally ``>= minimum``."""
     if isinstance(value, bool) or type(value).__name__ in ("bool", "bool_"):
         raise TypeError(f"{name} ({value!r}) must be an integer, not a boolean")
@@ -155,23 +157,23 @@ def integer(name: str, value, *, minimum: int | None = None, error=None) -> int:
     return n
 
 
-def positive_integer(name: str, value, *, error=None) -> int:
+def positive_integer(name: str, value: object, *, error: type[ParameterError] | None = None) -> int:
     """An integer ``>= 1``."""
     return integer(name, value, minimum=1, error=error)
 
 
-def epsilon(value, *, name: str = "epsilon") -> float:
+def epsilon(value: object, *, name: str = "epsilon") -> float:
     """A privacy budget: finite and ``> 0``."""
     return positive(name, value, error=PrivacyParameterError)
 
 
-def delta(value, *, name: str = "delta", allow_zero: bool = False) -> float:
+def delta(value: object, *, name: str = "delta", allow_zero: bool = False) -> float:
     """A failure probability: in ``(0, 1)``, or ``[0, 1)`` when ``allow_zero``."""
     closed = "left" if allow_zero else "neither"
     return interval(name, value, 0.0, 1.0, closed=closed, error=PrivacyParameterError)
 
 
-def choice(name: str, value, options) -> str:
+def choice(name: str, value: object, options: Collection[str]) -> str:
     """One of a fixed set of strings."""
     if not isinstance(value, str):
         raise TypeError(f"{name} ({value!r}) must be a string, one of {sorted(options)}")

@@ -238,7 +238,7 @@ GAUSSIAN_CALIBRATION = SpecRecord(
 
 
 # --------------------------------------------------------------------------- functions
-def gaussian_rho(*, sigma, sensitivity, steps=1) -> float:
+def gaussian_rho(*, sigma: float, sensitivity: float, steps: int = 1) -> float:
     """zCDP parameter ``steps * sensitivity^2 / (2 sigma^2)`` of Gaussian releases (rounded up).
 
     Parameters
@@ -289,7 +289,7 @@ def compose(rhos: Sequence[float]) -> float:
         return round_safe(mpmath.fsum(mpmath.mpf(r) for r in values), Rounding.UP)
 
 
-def epsilon(*, rho, delta) -> float:
+def epsilon(*, rho: float, delta: float) -> float:
     """epsilon of a rho-zCDP mechanism at ``delta``: ``rho + 2 sqrt(rho ln(1/delta))``, rounded up.
 
     Parameters
@@ -312,7 +312,7 @@ def epsilon(*, rho, delta) -> float:
     return TO_DP.evaluate("epsilon", rho=r, delta=d)
 
 
-def rho_star(*, epsilon, delta) -> float:
+def rho_star(*, epsilon: float, delta: float) -> float:
     """Largest rho whose zCDP converts to (epsilon, delta)-DP, rounded down.
 
     Parameters
@@ -336,7 +336,7 @@ def rho_star(*, epsilon, delta) -> float:
     return RHO_STAR.evaluate("rho", epsilon=e, delta=d)
 
 
-def gaussian_sigma(*, epsilon, delta, sensitivity, steps=1) -> float:
+def gaussian_sigma(*, epsilon: float, delta: float, sensitivity: float, steps: int = 1) -> float:
     """Noise standard deviation making ``steps`` Gaussian releases (epsilon, delta)-DP via zCDP.
 
     Parameters
@@ -366,7 +366,7 @@ def gaussian_sigma(*, epsilon, delta, sensitivity, steps=1) -> float:
     return GAUSSIAN_CALIBRATION.evaluate("sigma", epsilon=e, delta=d, sensitivity=s, steps=t)
 
 
-def epsilon_gaussian(*, sigma, sensitivity, delta, steps=1) -> float:
+def epsilon_gaussian(*, sigma: float, sensitivity: float, delta: float, steps: int = 1) -> float:
     """epsilon at ``delta`` of ``steps`` Gaussian releases, accounted with zCDP (rounded up).
 
     Parameters

@@ -30,16 +30,18 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Protocol
 
 import numpy as np
 
 from reference import arrays
-from reference.domains import L2Ball
-from reference.losses import HalfSquaredDistance, Linear
+from reference.arrays import ArrayLike
+from reference.domains import Domain, L2Ball
+from reference.losses import HalfSquaredDistance, Linear, Loss
 from reference.problem import check_problem
 from reference.results import AlgorithmResult
 from reference.rng import RngLike
-from reference.tape import noise_source
+from reference.tape import NoiseLike, noise_source
 from spec import bst14 as _spec
 from spec import validate
 from spec.errors import AssumptionError, ParameterError
@@ -50,6 +52,15 @@ SPEC_IDS = ("bst14.alg_2", "bst14.thm_III_1")
 
 class SamplerExhaustedError(RuntimeError):
     """A rejection sampler hit its attempt cap (an exact sampler fails loudly, never wrongly)."""
+
+
+class Sampler(Protocol):
+    """The sampler interface of Algorithm 2, line 2 (module docstring), as a type: what
+    :func:`exp_sampling` and ``localization`` accept as ``sampler``."""
+
+    def sample(self, *, loss: Loss, data: ArrayLike, domain: Domain, epsilon: float,
+               lipschitz: float | None = None, runs: int = 1, rng: RngLike = None,
+               noise: NoiseLike = None) -> np.ndarray: ...
 
 
 # --------------------------------------------------------------------------------------------
@@ -88,16 +99,17 @@ class NetSampler:
     Tape: one ``gumbel`` entry ``"bst14 Alg.2 L2 net: gumbel"`` of shape ``(runs, m)``.
     """
 
-    def __init__(self, points):
+    def __init__(self, points: ArrayLike) -> None:
         pts = np.asarray(points, dtype=np.float64)
         if pts.ndim != 2 or pts.shape[0] < 1 or not np.all(np.isfinite(pts)):
             raise ParameterError(f"points (shape {pts.shape}) must be a finite array of shape (m, p), m >= 1")
         self.points = pts
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"NetSampler(m={self.points.shape[0]}, p={self.points.shape[1]})"
 
-    def log_weights(self, *, loss, data, domain, epsilon, lipschitz=None) -> np.ndarray:
+    def log_weights(self, *, loss: Loss, data: ArrayLike, domain: Domain, epsilon: float,
+                    lipschitz: float | None = None) -> np.ndarray:
         """Normalised log-probabilities ``-c L(x_j; D) - log sum_k exp(-c L(x_k; D))``."""
         rows, _, _ = _sampler_rows(loss, data, domain)
         c = _exact_coefficient(loss, domain, epsilon, lipschitz)
@@ -105,7 +117,9 @@ class NetSampler:
         top = logits.max()
         return logits - (top + np.log(np.exp(logits - top).sum()))
 
-    def sample(self, *, loss, data, domain, epsilon, lipschitz=None, runs=1, rng=None, noise=None):
+    def sample(self, *, loss: Loss, data: ArrayLike, domain: Domain, epsilon: float,
+               lipschitz: float | None = None, runs: int = 1, rng: RngLike = None,
+               noise: NoiseLike = None) -> np.ndarray:
         """``runs`` draws, shape ``(runs, p)``."""
         rows, _, p = _sampler_rows(loss, data, domain)
         runs = arrays.runs(runs)
@@ -178,10 +192,11 @@ class LinearBallSampler:
 
     label = "bst14 Alg.2 L2 linear-ball"
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return "LinearBallSampler()"
 
-    def kappa(self, *, loss, data, domain, epsilon, lipschitz=None) -> float:
+    def kappa(self, *, loss: Loss, data: ArrayLike, domain: Domain, epsilon: float,
+              lipschitz: float | None = None) -> float:
         """The tilt ``kappa = c r ||S||`` of the law of ``s``."""
         rows, _, _ = _sampler_rows(loss, data, domain)
         self._check(loss, domain)
@@ -194,7 +209,9 @@ class LinearBallSampler:
         if not isinstance(domain, L2Ball):
             raise AssumptionError(f"domain ({domain!r}) must be an L2Ball for LinearBallSampler")
 
-    def sample(self, *, loss, data, domain, epsilon, lipschitz=None, runs=1, rng=None, noise=None):
+    def sample(self, *, loss: Loss, data: ArrayLike, domain: Domain, epsilon: float,
+               lipschitz: float | None = None, runs: int = 1, rng: RngLike = None,
+               noise: NoiseLike = None) -> np.ndarray:
         """``runs`` exact draws, shape ``(runs, p)``."""
         rows, _, p = _sampler_rows(loss, data, domain)
         self._check(loss, domain)
@@ -239,13 +256,15 @@ class QuadraticRejectionSampler:
 
     label = "bst14 Alg.2 L2 quadratic"
 
-    def __init__(self, *, max_attempts=100_000):
+    def __init__(self, *, max_attempts: int = 100_000) -> None:
         self.max_attempts = validate.positive_integer("max_attempts", max_attempts)
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"QuadraticRejectionSampler(max_attempts={self.max_attempts})"
 
-    def sample(self, *, loss, data, domain, epsilon, lipschitz=None, runs=1, rng=None, noise=None):
+    def sample(self, *, loss: Loss, data: ArrayLike, domain: Domain, epsilon: float,
+               lipschitz: float | None = None, runs: int = 1, rng: RngLike = None,
+               noise: NoiseLike = None) -> np.ndarray:
         """``runs`` exact draws, shape ``(runs, p)``, every row in ``domain``."""
         rows, n, p = _sampler_rows(loss, data, domain)
         if not isinstance(loss, HalfSquaredDistance):
@@ -280,8 +299,8 @@ class ExpSamplingResult(AlgorithmResult):
     theta: np.ndarray
 
 
-def exp_sampling(data, *, loss, domain, epsilon, runs=1, sampler, rng: RngLike = None,
-                 noise=None) -> ExpSamplingResult:
+def exp_sampling(data: ArrayLike, *, loss: Loss, domain: Domain, epsilon: float, runs: int = 1,
+                 sampler: Sampler, rng: RngLike = None, noise: NoiseLike = None) -> ExpSamplingResult:
     r"""Algorithm 2, A_exp-samp: sample theta from C with density proportional to ``exp(-c L(theta; D))``.
 
     Parameters

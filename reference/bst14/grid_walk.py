@@ -89,7 +89,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from reference import domains as _domains
-from reference.tape import noise_source
+from reference.arrays import ArrayLike
+from reference.losses import Loss
+from reference.rng import RngLike
+from reference.tape import NoiseLike, NoiseSource, noise_source
 from spec import bst14 as _bst14
 from spec import validate
 from spec.errors import AssumptionError, ParameterError, PrivacyLeakWarning
@@ -142,7 +145,8 @@ def _as_points(theta, p: int) -> tuple[np.ndarray, tuple]:
     return x.reshape(-1, p), x.shape[:-1]
 
 
-def projection_extension(theta, *, loss, data, domain, lipschitz) -> np.ndarray:
+def projection_extension(theta: ArrayLike, *, loss: Loss, data: ArrayLike, domain: _domains.Domain,
+                         lipschitz: float) -> np.ndarray:
     """The projection shortcut ``L(Pi_C theta) + n L ||theta - Pi_C theta||`` (NOT used).
 
     It is ``>=`` the inf-convolution (take ``u = Pi_C theta``) and equals ``L`` on C, but it is
@@ -155,7 +159,8 @@ def projection_extension(theta, *, loss, data, domain, lipschitz) -> np.ndarray:
     return (loss.total(proj, data) + big_m * np.linalg.norm(x - proj, axis=-1)).reshape(shape)
 
 
-def inf_convolution(theta, *, loss, data, domain, lipschitz, tol, max_iterations=20_000):
+def inf_convolution(theta: ArrayLike, *, loss: Loss, data: ArrayLike, domain: _domains.Domain, lipschitz: float,
+                    tol: float, max_iterations: int = 20_000) -> tuple[np.ndarray, np.ndarray]:
     """Certified value of ``Lbar(theta) = min_{u in C} L(u; D) + n L ||theta - u||_2``.
 
     Parameters
@@ -264,7 +269,7 @@ def _refine(x, u, upper, lower, *, loss, data, domain, big_m, tol, max_iteration
 # --------------------------------------------------------------------------------------------
 
 
-def transition_matrix(log_weights) -> np.ndarray:
+def transition_matrix(log_weights: ArrayLike) -> np.ndarray:
     """Dense transition matrix of the lazy Metropolis walk on a grid with cell log-weights.
 
     Parameters
@@ -297,14 +302,14 @@ def transition_matrix(log_weights) -> np.ndarray:
     return mat
 
 
-def stationary_law(log_weights) -> np.ndarray:
+def stationary_law(log_weights: ArrayLike) -> np.ndarray:
     """``pi(c) = W(c) / sum W`` (flattened, row-major)."""
     lw = np.asarray(log_weights, dtype=float).ravel()
     w = np.exp(lw - lw.max())
     return w / w.sum()
 
 
-def multiplicative_distance(matrix, pi, steps) -> float:
+def multiplicative_distance(matrix: ArrayLike, pi: ArrayLike, steps: int) -> float:
     """``max_{c0, c} |ln(P^K(c0, c) / pi(c))|`` by repeated squaring (``inf`` if some entry is 0).
 
     All entries are non-negative, so products and sums have small relative rounding error
@@ -326,7 +331,7 @@ def multiplicative_distance(matrix, pi, steps) -> float:
     return float(np.max(np.abs(np.log(ratio))))
 
 
-def required_steps(matrix, pi, xi, *, upper=None) -> int:
+def required_steps(matrix: ArrayLike, pi: ArrayLike, xi: float, *, upper: int | None = None) -> int:
     """Smallest ``K`` with ``multiplicative_distance(P, pi, K) <= xi`` (monotone in K for a lazy
     reversible chain, so bisection applies); ``upper`` caps the search (default 2^40)."""
     xi = validate.positive("xi", xi)
@@ -447,8 +452,9 @@ class GridWalkSampler:
     #: The records whose constants and claim this sampler uses (reported by exp_sampling).
     spec_ids = ("bst14.thm_III_4", "bst14.alg_2")
 
-    def __init__(self, *, centre=None, inner_radius=1.0, retries=None, grid_size=None, steps=None,
-                 max_cells=200_000, max_iterations=20_000, max_rounds=100_000):
+    def __init__(self, *, centre: ArrayLike | None = None, inner_radius: float = 1.0,
+                 retries: int | None = None, grid_size: int | None = None, steps: int | None = None,
+                 max_cells: int = 200_000, max_iterations: int = 20_000, max_rounds: int = 100_000) -> None:
         self.centre = None if centre is None else np.asarray(centre, dtype=float)
         self.inner_radius = validate.positive("inner_radius", inner_radius)
         self.retries = None if retries is None else validate.integer("retries", retries, minimum=0)
@@ -458,16 +464,19 @@ class GridWalkSampler:
         self.max_iterations = validate.positive_integer("max_iterations", max_iterations)
         self.max_rounds = validate.positive_integer("max_rounds", max_rounds)
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return (f"GridWalkSampler(inner_radius={self.inner_radius!r}, retries={self.retries!r}, "
                 f"steps={self.steps!r})")
 
-    def prepare(self, *, loss, data, domain, epsilon, lipschitz=None) -> "PreparedGridWalk":
+    def prepare(self, *, loss: Loss, data: ArrayLike, domain: _domains.Domain, epsilon: float,
+                lipschitz: float | None = None) -> "PreparedGridWalk":
         """Validate and fix every constant for one (loss, data, domain, epsilon)."""
         return PreparedGridWalk(self, loss=loss, data=data, domain=domain, epsilon=epsilon,
                                 lipschitz=lipschitz)
 
-    def sample(self, *, loss, data, domain, epsilon, lipschitz=None, runs=1, rng=None, noise=None):
+    def sample(self, *, loss: Loss, data: ArrayLike, domain: _domains.Domain, epsilon: float,
+               lipschitz: float | None = None, runs: int = 1, rng: RngLike = None,
+               noise: NoiseLike = None) -> np.ndarray:
         """``runs`` independent outputs, shape ``(runs, p)``; see :meth:`PreparedGridWalk.sample`."""
         prepared = self.prepare(loss=loss, data=data, domain=domain, epsilon=epsilon, lipschitz=lipschitz)
         return prepared.sample(runs=runs, rng=rng, noise=noise)
@@ -476,7 +485,8 @@ class GridWalkSampler:
 class PreparedGridWalk:
     """A :class:`GridWalkSampler` bound to one problem; all constants fixed (see ``constants``)."""
 
-    def __init__(self, sampler: GridWalkSampler, *, loss, data, domain, epsilon, lipschitz=None):
+    def __init__(self, sampler: GridWalkSampler, *, loss: Loss, data: ArrayLike, domain: _domains.Domain,
+                 epsilon: float, lipschitz: float | None = None) -> None:
         if not isinstance(domain, _domains.Domain):
             raise TypeError(f"domain ({type(domain).__name__}) must be a reference.domains.Domain")
         eps = validate.epsilon(epsilon)
@@ -538,7 +548,7 @@ class PreparedGridWalk:
 
     # -- [bst14 III-C steps 2-3] the weight ------------------------------------------------
 
-    def log_f(self, theta) -> tuple[np.ndarray, np.ndarray]:
+    def log_f(self, theta: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
         """``(ln F(theta), certified error)`` for points of A, shape ``(...)`` each."""
         k = self.constants
         # [bst14 III-C step 2] Lbar by the certified inf-convolution, to eta / c in Lbar
@@ -554,7 +564,7 @@ class PreparedGridWalk:
             raise CertificateError(f"ln F error ({float(np.max(log_err))!r}) exceeds eta ({k.log_eval_error!r})")
         return log_f, log_err
 
-    def cell_centres(self, cells) -> np.ndarray:
+    def cell_centres(self, cells: ArrayLike) -> np.ndarray:
         return self.lower + (np.asarray(cells, dtype=float) + 0.5) * self.constants.spacing
 
     def log_weight_grid(self) -> np.ndarray:
@@ -583,7 +593,7 @@ class PreparedGridWalk:
         c = np.floor((self.centre - self.lower) / k.spacing).astype(np.int64)
         return np.tile(np.clip(c, 0, k.grid_size - 1), (m, 1))
 
-    def walk(self, cells, steps, *, noise, log_w=None):
+    def walk(self, cells: np.ndarray, steps: int, *, noise: NoiseSource, log_w: np.ndarray | None = None) -> np.ndarray:
         """Advance the chains in ``cells (m, p)`` by ``steps`` lazy Metropolis steps (in place).
 
         Returns the chains' current ``ln W``.
@@ -611,7 +621,8 @@ class PreparedGridWalk:
             cur[acc] = new[ok]
         return cur
 
-    def rejection_step(self, cells, *, noise, log_w=None):
+    def rejection_step(self, cells: ArrayLike, *, noise: NoiseSource,
+                       log_w: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
         """One attempt per chain: ``y`` uniform in the cell, accepted w.p. ``F(y)/(W(c) M)``.
 
         Returns ``(y (m, p), accepted (m,))``.
@@ -627,7 +638,7 @@ class PreparedGridWalk:
             raise CertificateError(f"rejection ratio exceeds 1 (ln = {float(np.max(log_ratio))!r})")
         return y, coin < np.exp(np.minimum(0.0, log_ratio))
 
-    def fallback(self, m: int, *, noise) -> np.ndarray:
+    def fallback(self, m: int, *, noise: NoiseSource) -> np.ndarray:
         """``m`` uniform points of ``B(c0, r)`` (inside C by the inner-ball assumption)."""
         z = noise.normal(LABELS["fallback_direction"], (m, self.p))
         u = noise.uniform(LABELS["fallback_radius"], (m,))
@@ -635,7 +646,7 @@ class PreparedGridWalk:
         norm = np.where(norm > 0, norm, 1.0)
         return self.centre + self.constants.inner_radius * (u ** (1.0 / self.p))[:, None] * z / norm
 
-    def sample(self, *, runs=1, rng=None, noise=None) -> np.ndarray:
+    def sample(self, *, runs: int = 1, rng: RngLike = None, noise: NoiseLike = None) -> np.ndarray:
         """``runs`` outputs of the efficient Algorithm 2, shape ``(runs, p)``; all in C.
 
         Every unfinished run does, per round: ``K`` walk steps, one rejection attempt and, if
@@ -684,7 +695,7 @@ class PreparedGridWalk:
 
     # -- exact verification (small grids) -------------------------------------------------
 
-    def certify(self, steps=None, *, max_cells=4096) -> dict:
+    def certify(self, steps: int | None = None, *, max_cells: int = 4096) -> dict[str, float]:
         """Exact multiplicative distance of ``P^K(c0, .)`` to ``pi`` for all starts (small grids).
 
         Returns a dict with ``xi`` (cell level), ``dist_inf_cube`` (``2 xi + 2 eta``: one try vs

@@ -50,9 +50,11 @@ from typing import Callable
 
 import numpy as np
 
+from reference.arrays import ArrayLike
 from reference.domains import L2Ball
 from reference.losses import HalfSquaredDistance, Linear, Loss
-from reference.tape import NoiseSource, noise_source
+from reference.rng import RngLike
+from reference.tape import NoiseLike, NoiseSource, noise_source
 from spec import validate
 from spec.errors import ParameterError
 
@@ -76,7 +78,7 @@ PERMUTATION_LABEL = "bst14 Sec.V marginals permutation"
 # data
 
 
-def marginals_column_sum(*, n, M) -> int:
+def marginals_column_sum(*, n: int, M: float) -> int:
     """The integer ``c0`` of the parity of ``n`` nearest to ``M`` (ties upwards), ``0 <= c0 <= n``.
 
     Parameters
@@ -106,7 +108,8 @@ def marginals_column_sum(*, n, M) -> int:
     return int(c0)
 
 
-def marginals_dataset(*, n, dimension, M, rng=None, noise: NoiseSource | None = None) -> np.ndarray:
+def marginals_dataset(*, n: int, dimension: int, M: float, rng: RngLike = None,
+                      noise: NoiseSource | None = None) -> np.ndarray:
     """A data set of ``{-1/sqrt(p), 1/sqrt(p)}^p`` with ``||sum_i d_i||_2 = c0``, ``|c0 - M| <= 1``.
 
     Parameters
@@ -178,7 +181,7 @@ def _thetas(theta, p: int) -> tuple[np.ndarray, bool]:
     return arr, single
 
 
-def worst_case_neighbour(data, index) -> np.ndarray:
+def worst_case_neighbour(data: ArrayLike, index: int) -> np.ndarray:
     """``data`` with record ``index`` replaced by its negation (a replace-one neighbour).
 
     The replaced record flips the gradient direction of its loss on both Section V instances and
@@ -207,7 +210,7 @@ def worst_case_neighbour(data, index) -> np.ndarray:
 # exact optima
 
 
-def linear_minimiser(data) -> np.ndarray:
+def linear_minimiser(data: ArrayLike) -> np.ndarray:
     """``theta* = S / ||S||``: the minimiser of ``-<theta, S>`` over the unit ball (V-A).
 
     Raises
@@ -223,7 +226,7 @@ def linear_minimiser(data) -> np.ndarray:
     return s / norm
 
 
-def linear_excess_risk(theta, data) -> np.ndarray | float:
+def linear_excess_risk(theta: ArrayLike, data: ArrayLike) -> np.ndarray | float:
     """``||S|| (1 - <theta, theta*>)``: excess risk of ``theta`` (``(p,)`` or ``(runs, p)``) on V-A.
 
     Exact for every ``theta`` (also outside the ball, where it can be negative); computed from the
@@ -240,7 +243,7 @@ def linear_excess_risk(theta, data) -> np.ndarray | float:
     return float(out[0]) if single else out
 
 
-def quadratic_minimiser(data) -> np.ndarray:
+def quadratic_minimiser(data: ArrayLike) -> np.ndarray:
     """``theta* = q = S / n``: the minimiser of ``sum_i ||theta - d_i||^2 / 2`` over the unit ball (V-B).
 
     Raises
@@ -257,7 +260,7 @@ def quadratic_minimiser(data) -> np.ndarray:
     return q
 
 
-def quadratic_excess_risk(theta, data) -> np.ndarray | float:
+def quadratic_excess_risk(theta: ArrayLike, data: ArrayLike) -> np.ndarray | float:
     """``(n/2) ||theta - q||^2``: excess risk of ``theta`` (``(p,)`` or ``(runs, p)``) on V-B (eq. (3))."""
     arr = _data(data)
     q = quadratic_minimiser(arr)
@@ -297,12 +300,12 @@ class Instance:
     def dimension(self) -> int:
         return self.domain.dim
 
-    def dataset(self, *, n, M, rng=None, noise=None) -> np.ndarray:
+    def dataset(self, *, n: int, M: float, rng: RngLike = None, noise: NoiseLike = None) -> np.ndarray:
         """:func:`marginals_dataset` in this instance's dimension."""
         return marginals_dataset(n=n, dimension=self.dimension, M=M, rng=rng, noise=noise)
 
 
-def linear_instance(*, dimension) -> Instance:
+def linear_instance(*, dimension: int) -> Instance:
     """Section V-A: ``l(theta; d) = -<theta, d>`` on the unit ball, records of unit norm.
 
     Utility
@@ -314,7 +317,7 @@ def linear_instance(*, dimension) -> Instance:
                     linear_minimiser, linear_excess_risk)
 
 
-def quadratic_instance(*, dimension) -> Instance:
+def quadratic_instance(*, dimension: int) -> Instance:
     """Section V-B: ``l(theta; d) = ||theta - d||^2 / 2`` on the unit ball, records of unit norm.
 
     Utility

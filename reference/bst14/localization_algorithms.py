@@ -9,14 +9,16 @@ from typing import Any
 import numpy as np
 
 from reference import arrays
-from reference.bst14.exponential_sampling import exp_sampling
-from reference.domains import Intersection, L2Ball
+from reference.arrays import ArrayLike
+from reference.bst14.exponential_sampling import Sampler, exp_sampling
+from reference.domains import Domain, Intersection, L2Ball
+from reference.losses import Loss
 from reference.problem import check_problem
 from reference.results import AlgorithmResult
 from reference.rng import RngLike
 from reference.samplers import RadialLaplace
 from reference.solver import minimise
-from reference.tape import noise_source
+from reference.tape import NoiseLike, noise_source
 from spec import bst14 as _spec
 from spec import validate
 from spec.errors import AssumptionError, ParameterError
@@ -77,8 +79,9 @@ class OutputPerturbationResult(AlgorithmResult):
         return [self.localized_domain(r) for r in range(self.centres.shape[0])]
 
 
-def output_perturbation(data, *, loss, domain, epsilon, zeta, runs=1, solver_tolerance=1e-12, rng: RngLike = None,
-                        noise=None) -> OutputPerturbationResult:
+def output_perturbation(data: ArrayLike, *, loss: Loss, domain: Domain, epsilon: float, zeta: float,
+                        runs: int = 1, solver_tolerance: float = 1e-12, rng: RngLike = None,
+                        noise: NoiseLike = None) -> OutputPerturbationResult:
     r"""Algorithm 3, A_out-pert: output perturbation, returning the localised set ``C_0``.
 
     Parameters
@@ -154,8 +157,9 @@ class LocalizationResult(AlgorithmResult):
     parameters: dict = field(repr=False)
 
 
-def localization(data, *, loss, domain, epsilon, runs=1, sampler, solver_tolerance=1e-12, rng: RngLike = None,
-                 noise=None) -> LocalizationResult:
+def localization(data: ArrayLike, *, loss: Loss, domain: Domain, epsilon: float, runs: int = 1,
+                 sampler: Sampler, solver_tolerance: float = 1e-12, rng: RngLike = None,
+                 noise: NoiseLike = None) -> LocalizationResult:
     r"""Algorithm 4: Algorithm 3 at epsilon/2 (zeta = 3 ln n), then Algorithm 2 at epsilon/2 on C_0.
 
     The generic step runs per run (each run has its own ``C_0``), calling ``sampler.sample(...,

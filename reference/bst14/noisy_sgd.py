@@ -19,15 +19,19 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from typing import Callable, Literal
 
 import numpy as np
 
 from reference import arrays
+from reference.arrays import ArrayLike
+from reference.domains import Domain
+from reference.losses import Loss
 from reference.problem import check_problem
 from reference.results import AlgorithmResult
 from reference.rng import RngLike
 from reference.schedules import evaluate_over_steps
-from reference.tape import noise_source
+from reference.tape import NoiseLike, noise_source
 from spec import bst14 as _spec
 from spec import validate
 from spec.errors import AssumptionError, ParameterError
@@ -84,8 +88,9 @@ class NoiseGDResult(AlgorithmResult):
     transcript: dict | None = field(default=None, repr=False)
 
 
-def learning_rates(schedule, *, n, steps, lipschitz=None, dimension=None, diameter=None, sigma=None,
-                   strong_convexity=None) -> np.ndarray:
+def learning_rates(schedule: str, *, n: int, steps: int, lipschitz: float | None = None,
+                   dimension: int | None = None, diameter: float | None = None, sigma: float | None = None,
+                   strong_convexity: float | None = None) -> np.ndarray:
     """``eta(1), ..., eta(steps)`` of Theorem II.4, evaluated from the ``bst14.thm_II_4`` expression.
 
     ``schedule="lipschitz"``: formula ``eta_lipschitz_sigma`` = ``||C||_2 / sqrt(t (n^2 L^2 + p
@@ -107,8 +112,11 @@ def learning_rates(schedule, *, n, steps, lipschitz=None, dimension=None, diamet
     return evaluate_over_steps(_spec.THM_II_4, "eta_strongly_convex", t, n=n, strong_convexity=strong_convexity)
 
 
-def noise_gd(data, *, loss, domain, epsilon, delta, schedule, runs=1, theta_1=None, calibration="printed",
-             rng: RngLike = None, noise=None, transcript=None) -> NoiseGDResult:
+def noise_gd(data: ArrayLike, *, loss: Loss, domain: Domain, epsilon: float, delta: float, schedule: str,
+             runs: int = 1, theta_1: ArrayLike | None = None, calibration: str = "printed",
+             rng: RngLike = None, noise: NoiseLike = None,
+             transcript: Callable[[int, dict[str, np.ndarray | float]], object] | Literal[True] | None = None,
+             ) -> NoiseGDResult:
     r"""Algorithm 1, A_Noise-GD: noisy stochastic (sub)gradient descent.
 
     Parameters

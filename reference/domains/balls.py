@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from reference.arrays import ArrayLike
 from reference.arrays import l2_norm as _norm
 from reference.arrays import vector as _vector
 from reference.domains.base import (
@@ -37,12 +38,12 @@ class L2Ball(Domain):
     Gamma((p+1)/2) / Gamma(p/2)``.
     """
 
-    def __init__(self, *, radius, dim, center=None):
+    def __init__(self, *, radius: float, dim: int, center: ArrayLike | None = None) -> None:
         super().__init__(dim)
         self._r = validate.positive("radius", radius)
         self._c = np.zeros(self.dim) if center is None else _vector("center", center, self.dim)
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         if np.any(self._c):
             return f"L2Ball(radius={self._r!r}, dim={self.dim}, center={self._c.tolist()})"
         return f"L2Ball(radius={self._r!r}, dim={self.dim})"
@@ -68,7 +69,7 @@ class L2Ball(Domain):
     def symmetric(self) -> bool:
         return not np.any(self._c)
 
-    def interior_point(self):
+    def interior_point(self) -> np.ndarray:
         return self._c.copy()
 
     def _project(self, x):
@@ -123,11 +124,11 @@ class L1Ball(Domain):
     result is always a vertex). Gaussian width: ``radius E max_i |g_i|`` by quadrature.
     """
 
-    def __init__(self, *, radius, dim):
+    def __init__(self, *, radius: float, dim: int) -> None:
         super().__init__(dim)
         self._r = validate.positive("radius", radius)
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"L1Ball(radius={self._r!r}, dim={self.dim})"
 
     @property
@@ -147,7 +148,7 @@ class L1Ball(Domain):
     def symmetric(self) -> bool:
         return True
 
-    def interior_point(self):
+    def interior_point(self) -> np.ndarray:
         return np.zeros(self.dim)
 
     def _project(self, x):

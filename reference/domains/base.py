@@ -9,10 +9,12 @@ import math
 import mpmath
 import numpy as np
 
+from reference.arrays import ArrayLike
 from reference.arrays import l2_norm as _norm
 from reference.arrays import points as _points
 from reference.arrays import vector as _vector
-from reference.tape import noise_source
+from reference.rng import RngLike
+from reference.tape import NoiseLike, noise_source
 from spec import validate
 from spec.errors import ParameterError
 
@@ -98,7 +100,7 @@ class Domain(abc.ABC):
     #: True when :meth:`project` is a closed form (exact up to floating rounding).
     exact_projection: bool = True
 
-    def __init__(self, dim: int):
+    def __init__(self, dim: int) -> None:
         self._dim = _dim(dim)
 
     # -- basic facts -------------------------------------------------------------------------
@@ -140,7 +142,7 @@ class Domain(abc.ABC):
 
     # -- projection and membership -------------------------------------------------------------
 
-    def project(self, x) -> np.ndarray:
+    def project(self, x: ArrayLike) -> np.ndarray:
         """Euclidean projection of ``x`` (shape ``(..., p)``) onto C; same shape."""
         return self._project(_points("x", x, self.dim))
 
@@ -149,12 +151,12 @@ class Domain(abc.ABC):
         float arrays of shape ``(..., p)`` by construction."""
         return self._project(x)
 
-    def distance(self, x) -> np.ndarray:
+    def distance(self, x: ArrayLike) -> np.ndarray:
         """Euclidean distance from ``x`` (shape ``(..., p)``) to C; shape ``(...)``."""
         x = _points("x", x, self.dim)
         return _norm(x - self._project(x))
 
-    def contains(self, x, *, tol: float | None = None) -> np.ndarray:
+    def contains(self, x: ArrayLike, *, tol: float | None = None) -> np.ndarray:
         """Membership with a tolerance: ``dist(x, C) <= tol``; boolean array of shape ``(...)``.
 
         Parameters
@@ -172,7 +174,7 @@ class Domain(abc.ABC):
 
     # -- Minkowski gauge ---------------------------------------------------------------------
 
-    def gauge(self, x, *, center=None) -> np.ndarray:
+    def gauge(self, x: ArrayLike, *, center: ArrayLike | None = None) -> np.ndarray:
         """Minkowski functional of C about ``center``: inf{r > 0 : x in c + r (C - c)}.
 
         Equals ``1 / t*`` where ``t* = sup{t >= 0 : c + t (x - c) in C}`` (``0`` at ``x = c``,
@@ -212,11 +214,11 @@ class Domain(abc.ABC):
 
     # -- linear functionals --------------------------------------------------------------------
 
-    def support(self, y) -> np.ndarray:
+    def support(self, y: ArrayLike) -> np.ndarray:
         """Support function sup_{x in C} <x, y>; shape ``(...)`` for ``y`` of shape ``(..., p)``."""
         return self._support(_points("y", y, self.dim))
 
-    def dual_norm(self, y) -> np.ndarray:
+    def dual_norm(self, y: ArrayLike) -> np.ndarray:
         """The dual norm of the gauge about 0, i.e. :meth:`support`, for sets symmetric about 0.
 
         Raises
@@ -228,7 +230,7 @@ class Domain(abc.ABC):
             raise ParameterError(f"dual_norm needs a domain symmetric about 0; {self!r} is not")
         return self.support(y)
 
-    def lmo(self, g) -> np.ndarray:
+    def lmo(self, g: ArrayLike) -> np.ndarray:
         """Linear minimisation oracle argmin_{x in C} <g, x>; shape ``(..., p)``.
 
         Ties are broken deterministically (see each class)."""
@@ -271,7 +273,8 @@ class Domain(abc.ABC):
 
     # -- Gaussian width --------------------------------------------------------------------
 
-    def gaussian_width(self, *, samples: int | None = None, rng=None, noise=None) -> tuple[float, float]:
+    def gaussian_width(self, *, samples: int | None = None, rng: RngLike = None,
+                       noise: NoiseLike = None) -> tuple[float, float]:
         """Gaussian width E sup_{x in C} <g, x>, g ~ N(0, I_p), with its standard error.
 
         Closed forms where known (standard error 0), one-dimensional mpmath quadrature where

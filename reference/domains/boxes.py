@@ -7,6 +7,7 @@ import math
 
 import numpy as np
 
+from reference.arrays import ArrayLike
 from reference.arrays import vector as _vector
 from reference.domains.base import Domain, _dim, _safe_div
 from spec import validate
@@ -22,7 +23,7 @@ class Box(Domain):
     ``sum_i (upper_i - lower_i) / sqrt(2 pi)``.
     """
 
-    def __init__(self, *, lower, upper):
+    def __init__(self, *, lower: ArrayLike, upper: ArrayLike) -> None:
         lo = _vector("lower", lower)
         hi = _vector("upper", upper)
         if lo.shape != hi.shape:
@@ -34,7 +35,7 @@ class Box(Domain):
         super().__init__(lo.size)
         self._lo, self._hi = lo, hi
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"Box(lower={self._lo.tolist()}, upper={self._hi.tolist()})"
 
     @property
@@ -57,7 +58,7 @@ class Box(Domain):
     def symmetric(self) -> bool:
         return bool(np.array_equal(self._lo, -self._hi))
 
-    def interior_point(self):
+    def interior_point(self) -> np.ndarray:
         return (self._lo + self._hi) / 2
 
     def _project(self, x):
@@ -93,14 +94,14 @@ class Cube(Box):
         Default: the origin (then the gauge about 0 is ||x||_inf / half_width).
     """
 
-    def __init__(self, *, half_width, dim, center=None):
+    def __init__(self, *, half_width: float, dim: int, center: ArrayLike | None = None) -> None:
         h = validate.positive("half_width", half_width)
         p = _dim(dim)
         c = np.zeros(p) if center is None else _vector("center", center, p)
         super().__init__(lower=c - h, upper=c + h)
         self._h, self._center_point = h, c
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         if np.any(self._center_point):
             return f"Cube(half_width={self._h!r}, dim={self.dim}, center={self._center_point.tolist()})"
         return f"Cube(half_width={self._h!r}, dim={self.dim})"

@@ -19,10 +19,10 @@ class Rp(Domain):
     function is unbounded below). Diameter, radius and Gaussian width: +inf.
     """
 
-    def __init__(self, *, dim):
+    def __init__(self, *, dim: int) -> None:
         super().__init__(dim)
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"Rp(dim={self.dim})"
 
     @property
@@ -37,7 +37,7 @@ class Rp(Domain):
     def symmetric(self) -> bool:
         return True
 
-    def interior_point(self):
+    def interior_point(self) -> np.ndarray:
         return np.zeros(self.dim)
 
     def _project(self, x):

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from reference.arrays import ArrayLike
 from reference.arrays import l2_norm as _norm
 from reference.arrays import points as _points
 from reference.arrays import vector as _vector
@@ -64,7 +65,7 @@ class Intersection(Domain):
 
     exact_projection = False
 
-    def __init__(self, *domains, center=None, tol=1e-14):
+    def __init__(self, *domains: Domain, center: ArrayLike | None = None, tol: float = 1e-14) -> None:
         if len(domains) == 0:
             raise ParameterError("domains (none given) must contain at least one Domain")
         for k, dom in enumerate(domains):
@@ -111,7 +112,7 @@ class Intersection(Domain):
             "center (None) must be given: no member's interior point (or midpoint of two) lies in every domain"
         )
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return "Intersection(" + ", ".join(repr(d) for d in self._members) + ")"
 
     @property
@@ -136,7 +137,7 @@ class Intersection(Domain):
     def symmetric(self) -> bool:
         return all(dom.symmetric for dom in self._members)
 
-    def interior_point(self):
+    def interior_point(self) -> np.ndarray:
         return self._c.copy()
 
     def _contains(self, x, tol):
@@ -148,7 +149,7 @@ class Intersection(Domain):
     def _gauge(self, d, c):
         return np.max([dom._gauge(d, c) for dom in self._members], axis=0)
 
-    def make_feasible(self, x):
+    def make_feasible(self, x: np.ndarray) -> np.ndarray:
         """Pull x radially towards the centre until it is in every member (exact feasibility
         up to rounding; the gauge is exact)."""
         g = self._gauge(x - self._c, self._c)
@@ -294,7 +295,7 @@ class Intersection(Domain):
 
     # -- linear minimisation: ADMM with a duality certificate ----------------------------
 
-    def lmo_with_gap(self, g) -> tuple[np.ndarray, np.ndarray]:
+    def lmo_with_gap(self, g: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
         """``(x, gap)``: a point x of C with ``<g, x> - min_C <g, .> <= gap`` (certified)."""
         g = _points("g", g, self.dim)
         x, lower = self._lmo_certified(g)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from reference.arrays import ArrayLike
 from reference.arrays import finite as _finite
 from reference.arrays import l2_norm as _norm
 from reference.arrays import real_array as _numeric_array
@@ -32,7 +33,7 @@ class Polytope(Domain):
 
     exact_projection = False
 
-    def __init__(self, *, vertices):
+    def __init__(self, *, vertices: ArrayLike) -> None:
         arr = _numeric_array("vertices", vertices)
         if arr.ndim != 2 or arr.shape[0] == 0 or arr.shape[1] == 0:
             raise ParameterError(f"vertices (shape {arr.shape}) must be a 2-D array (m, p) with m, p >= 1")
@@ -43,7 +44,7 @@ class Polytope(Domain):
         self._facets = None  # lazily: (A, b) with A x <= b, or False when unavailable
         self._symmetric = None
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"Polytope(vertices=<{self._v.shape[0]} points in R^{self.dim}>)"
 
     @property
@@ -68,7 +69,7 @@ class Polytope(Domain):
             self._symmetric = bool(np.all(self._contains(-self._v, self._default_tol())))
         return self._symmetric
 
-    def interior_point(self):
+    def interior_point(self) -> np.ndarray:
         return self._v.mean(0)
 
     def _project(self, x):

@@ -27,11 +27,11 @@ class Simplex(Domain):
     ``scale E max_i g_i`` by quadrature.
     """
 
-    def __init__(self, *, dim, scale=1.0):
+    def __init__(self, *, dim: int, scale: float = 1.0) -> None:
         super().__init__(dim)
         self._s = validate.positive("scale", scale, error=ParameterError)
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"Simplex(dim={self.dim}, scale={self._s!r})"
 
     @property
@@ -46,7 +46,7 @@ class Simplex(Domain):
     def max_norm(self) -> float:
         return self._s
 
-    def interior_point(self):
+    def interior_point(self) -> np.ndarray:
         return np.full(self.dim, self._s / self.dim)
 
     def _project(self, x):

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 import mpmath
 import numpy as np
 
+from reference.arrays import ArrayLike
 from reference.arrays import l2_norm as _norm
 from reference.arrays import scalar_out as _out
 from spec import validate
@@ -61,7 +62,7 @@ class LossConstants:
     smoothness: float
     strong_convexity: float
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         validate.nonnegative("lipschitz", self.lipschitz)
         s = validate.real("smoothness", self.smoothness) if self.smoothness != math.inf else math.inf
         if not s >= 0:
@@ -168,17 +169,17 @@ class Loss(abc.ABC):
 
     # ---- row layout ------------------------------------------------------------------------
 
-    def row_size(self, p) -> int:
+    def row_size(self, p: int) -> int:
         """Length k of a row for parameters in R^p (p + 1 for supervised losses)."""
         p = validate.positive_integer("p", p)
         return p + 1 if self.supervised else p
 
-    def dim_of_row(self, k) -> int:
+    def dim_of_row(self, k: int) -> int:
         """Parameter dimension p for rows of length k."""
         k = validate.integer("k", k, minimum=2 if self.supervised else 1)
         return k - 1 if self.supervised else k
 
-    def split(self, rows):
+    def split(self, rows: ArrayLike) -> tuple[np.ndarray, np.ndarray | None]:
         """``(x, y)`` for supervised losses (``rows[..., :-1]``, ``rows[..., -1]``), else ``(rows, None)``."""
         rows = _float_array("rows", rows)
         if rows.ndim == 0:
@@ -190,11 +191,11 @@ class Loss(abc.ABC):
 
     # ---- validation -----------------------------------------------------------------------
 
-    def check_data(self, data) -> None:
+    def check_data(self, data: ArrayLike) -> None:
         """Raise :class:`DataBoundError` unless every row of ``data (..., k)`` is within the bounds."""
         self.validate_data(data)
 
-    def validate_data(self, data) -> np.ndarray:
+    def validate_data(self, data: ArrayLike) -> np.ndarray:
         """Check ``data (..., k)`` against the bounds and return a float64 copy (a snapshot:
         later changes to the caller's array cannot bypass the check)."""
         rows = np.array(_float_array("data", data), dtype=np.float64, copy=True)
@@ -206,7 +207,7 @@ class Loss(abc.ABC):
         self._check_rows(x, y)
         return rows
 
-    def check_theta(self, theta) -> None:
+    def check_theta(self, theta: ArrayLike) -> None:
         """Raise :class:`ParameterError` if some ``theta (..., p)`` lies outside the domain ball."""
         t = _theta(theta)
         if self.domain_radius is None:
@@ -246,7 +247,7 @@ class Loss(abc.ABC):
 
     # ---- evaluation -----------------------------------------------------------------------
 
-    def value(self, theta, rows, *, check: bool = True):
+    def value(self, theta: ArrayLike, rows: ArrayLike, *, check: bool = True) -> np.ndarray | float:
         """Per-example loss, shape ``broadcast(theta.shape[:-1], rows.shape[:-1])``.
 
         Rows and ``theta`` are checked against the declared bounds (:class:`DataBoundError`,
@@ -256,7 +257,7 @@ class Loss(abc.ABC):
         t, x, y = self._prepare(theta, rows, check=check)
         return _out(self._value(t, x, y))
 
-    def gradient(self, theta, rows, *, check: bool = True):
+    def gradient(self, theta: ArrayLike, rows: ArrayLike, *, check: bool = True) -> np.ndarray:
         """Per-example (sub)gradient in theta, shape ``broadcast(...) + (p,)``."""
         t, x, y = self._prepare(theta, rows, check=check)
         return self._gradient(t, x, y)
@@ -266,7 +267,8 @@ class Loss(abc.ABC):
         snapshot, without any check: the hook for algorithms' inner loops."""
         return self._gradient(theta, x, y)
 
-    def total(self, theta, data, *, normalisation: str = "sum", check: bool = True):
+    def total(self, theta: ArrayLike, data: ArrayLike, *, normalisation: str = "sum",
+              check: bool = True) -> np.ndarray | float:
         """Empirical risk over the ``n`` rows of ``data (..., n, k)``: shape ``broadcast(theta.shape[:-1], data.shape[:-2])``.
 
         ``normalisation="sum"`` returns sum_i l(theta; d_i) (bst14); ``"average"`` divides by n.
@@ -278,7 +280,8 @@ class Loss(abc.ABC):
             out = out / x.shape[-2]
         return _out(out)
 
-    def total_gradient(self, theta, data, *, normalisation: str = "sum", check: bool = True):
+    def total_gradient(self, theta: ArrayLike, data: ArrayLike, *, normalisation: str = "sum",
+                       check: bool = True) -> np.ndarray:
         """Gradient of :meth:`total`, shape ``broadcast(theta.shape[:-1], data.shape[:-2]) + (p,)``."""
         validate.choice("normalisation", normalisation, _NORMALISATIONS)
         t, x, y = self._prepare(theta, data, check=check, min_ndim=2)
@@ -287,11 +290,11 @@ class Loss(abc.ABC):
             out = out / x.shape[-2]
         return out
 
-    def mean(self, theta, data, *, check: bool = True):
+    def mean(self, theta: ArrayLike, data: ArrayLike, *, check: bool = True) -> np.ndarray | float:
         """``total(theta, data, normalisation="average")``."""
         return self.total(theta, data, normalisation="average", check=check)
 
-    def mean_gradient(self, theta, data, *, check: bool = True):
+    def mean_gradient(self, theta: ArrayLike, data: ArrayLike, *, check: bool = True) -> np.ndarray:
         """``total_gradient(theta, data, normalisation="average")``."""
         return self.total_gradient(theta, data, normalisation="average", check=check)
 

@@ -92,7 +92,7 @@ class Logistic(_Classifier):
 
     convex = True
 
-    def __init__(self, *, feature_norm):
+    def __init__(self, *, feature_norm: float) -> None:
         self.feature_norm = validate.positive("feature_norm", feature_norm)
 
     def __repr__(self) -> str:
@@ -133,7 +133,7 @@ class Hinge(_Classifier):
 
     convex = True
 
-    def __init__(self, *, feature_norm):
+    def __init__(self, *, feature_norm: float) -> None:
         self.feature_norm = validate.positive("feature_norm", feature_norm)
 
     def __repr__(self) -> str:
@@ -173,7 +173,7 @@ class Sigmoid(_Classifier):
 
     convex = False
 
-    def __init__(self, *, feature_norm):
+    def __init__(self, *, feature_norm: float) -> None:
         self.feature_norm = validate.positive("feature_norm", feature_norm)
 
     def __repr__(self) -> str:
@@ -230,7 +230,8 @@ class Huber(_Regression):
 
     convex = True
 
-    def __init__(self, *, feature_norm, label_bound, width, domain_radius=None):
+    def __init__(self, *, feature_norm: float, label_bound: float, width: float,
+                 domain_radius: float | None = None) -> None:
         self.feature_norm = validate.positive("feature_norm", feature_norm)
         self.label_bound = validate.nonnegative("label_bound", label_bound)
         self.width = validate.positive("width", width)
@@ -285,7 +286,7 @@ class LeastSquares(_Regression):
 
     convex = True
 
-    def __init__(self, *, feature_norm, label_bound, domain_radius):
+    def __init__(self, *, feature_norm: float, label_bound: float, domain_radius: float) -> None:
         self.feature_norm = validate.positive("feature_norm", feature_norm)
         self.label_bound = validate.nonnegative("label_bound", label_bound)
         self.domain_radius = validate.positive("domain_radius", domain_radius)

@@ -31,7 +31,7 @@ class Linear(Loss):
     supervised = False
     convex = True
 
-    def __init__(self, *, data_norm):
+    def __init__(self, *, data_norm: float) -> None:
         self.data_norm = validate.positive("data_norm", data_norm)
 
     def __repr__(self) -> str:
@@ -81,7 +81,7 @@ class HalfSquaredDistance(Loss):
     supervised = False
     convex = True
 
-    def __init__(self, *, data_norm, domain_radius):
+    def __init__(self, *, data_norm: float, domain_radius: float) -> None:
         self.data_norm = validate.positive("data_norm", data_norm)
         self.domain_radius = validate.positive("domain_radius", domain_radius)
 

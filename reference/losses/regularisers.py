@@ -9,6 +9,7 @@ import math
 import mpmath
 import numpy as np
 
+from reference.arrays import ArrayLike
 from reference.arrays import scalar_out as _out
 from reference.losses.base import Loss, LossConstants, _down, _mp, _theta, _up
 from spec import validate
@@ -34,16 +35,16 @@ class Regulariser(abc.ABC):
     strength: float
 
     @abc.abstractmethod
-    def value(self, theta): ...
+    def value(self, theta: ArrayLike) -> np.ndarray | float: ...
 
     @abc.abstractmethod
-    def gradient(self, theta): ...
+    def gradient(self, theta: ArrayLike) -> np.ndarray: ...
 
     @abc.abstractmethod
-    def prox(self, v, step): ...
+    def prox(self, v: ArrayLike, step: float) -> np.ndarray: ...
 
     @abc.abstractmethod
-    def constants(self, *, dim=None, domain_radius=None) -> LossConstants: ...
+    def constants(self, *, dim: int | None = None, domain_radius: float | None = None) -> LossConstants: ...
 
 
 class L2Regulariser(Regulariser):
@@ -55,23 +56,23 @@ class L2Regulariser(Regulariser):
       the sphere), smoothness and strong convexity ``strength`` (Hessian ``strength I``).
     """
 
-    def __init__(self, *, strength):
+    def __init__(self, *, strength: float) -> None:
         self.strength = validate.nonnegative("strength", strength)
 
     def __repr__(self) -> str:
         return f"L2Regulariser(strength={self.strength!r})"
 
-    def value(self, theta):
+    def value(self, theta: ArrayLike) -> np.ndarray | float:
         t = _theta(theta)
         return _out(0.5 * self.strength * np.sum(t * t, axis=-1))
 
-    def gradient(self, theta):
+    def gradient(self, theta: ArrayLike) -> np.ndarray:
         return self.strength * _theta(theta)
 
-    def prox(self, v, step):
+    def prox(self, v: ArrayLike, step: float) -> np.ndarray:
         return _theta(v) / (1.0 + _step(step) * self.strength)
 
-    def constants(self, *, dim=None, domain_radius=None) -> LossConstants:
+    def constants(self, *, dim: int | None = None, domain_radius: float | None = None) -> LossConstants:
         if domain_radius is None:
             raise ParameterError(
                 "domain_radius (None) must be given: strength/2 ||theta||^2 is Lipschitz only on a "
@@ -92,24 +93,24 @@ class L1Regulariser(Regulariser):
       ``(1, ..., 1)``); not smooth; strong convexity 0.
     """
 
-    def __init__(self, *, strength):
+    def __init__(self, *, strength: float) -> None:
         self.strength = validate.nonnegative("strength", strength)
 
     def __repr__(self) -> str:
         return f"L1Regulariser(strength={self.strength!r})"
 
-    def value(self, theta):
+    def value(self, theta: ArrayLike) -> np.ndarray | float:
         return _out(self.strength * np.sum(np.abs(_theta(theta)), axis=-1))
 
-    def gradient(self, theta):
+    def gradient(self, theta: ArrayLike) -> np.ndarray:
         return self.strength * np.sign(_theta(theta))
 
-    def prox(self, v, step):
+    def prox(self, v: ArrayLike, step: float) -> np.ndarray:
         v = _theta(v)
         threshold = _step(step) * self.strength
         return np.sign(v) * np.maximum(np.abs(v) - threshold, 0.0)
 
-    def constants(self, *, dim=None, domain_radius=None) -> LossConstants:
+    def constants(self, *, dim: int | None = None, domain_radius: float | None = None) -> LossConstants:
         if dim is None:
             raise ParameterError(
                 "dim (None) must be given: the l2-Lipschitz constant of strength ||theta||_1 is "
@@ -148,7 +149,8 @@ class Regularised(Loss):
     ``convex = False`` with strong convexity 0.
     """
 
-    def __init__(self, loss, regulariser, *, domain_radius=None, dim=None):
+    def __init__(self, loss: Loss, regulariser: Regulariser, *, domain_radius: float | None = None,
+                 dim: int | None = None) -> None:
         if not isinstance(loss, Loss):
             raise TypeError(f"loss ({loss!r}) must be a Loss")
         if isinstance(loss, Regularised):

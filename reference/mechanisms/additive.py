@@ -8,6 +8,7 @@ from typing import Callable
 import numpy as np
 
 from reference import samplers
+from reference.arrays import ArrayLike
 from reference.mechanisms.base import (
     Mechanism,
     _check_norms,
@@ -58,7 +59,8 @@ class GaussianMechanism(Mechanism):
     neighbouring pair whose sums differ by the full sensitivity attains.
     """
 
-    def __init__(self, *, sigma, data_norm, dim=1, relation="replace-one"):
+    def __init__(self, *, sigma: float, data_norm: float, dim: int = 1,
+                 relation: Neighbouring | str = "replace-one") -> None:
         self.sigma = validate.positive("sigma", sigma)
         self.data_norm = validate.positive("data_norm", data_norm)
         self.dim = _dim(dim)
@@ -68,8 +70,9 @@ class GaussianMechanism(Mechanism):
         self._set_name(f"GaussianMechanism(sigma={self.sigma:.6g}, sensitivity={self.sensitivity:g})")
 
     @classmethod
-    def calibrated(cls, *, epsilon, delta, data_norm, dim=1, relation="replace-one",
-                   calibration="analytic") -> "GaussianMechanism":
+    def calibrated(cls, *, epsilon: float, delta: float, data_norm: float, dim: int = 1,
+                   relation: Neighbouring | str = "replace-one",
+                   calibration: str = "analytic") -> "GaussianMechanism":
         """The mechanism with sigma for an (epsilon, delta) claim.
 
         Parameters
@@ -96,7 +99,7 @@ class GaussianMechanism(Mechanism):
         mech._claim(float(epsilon), float(delta))
         return mech
 
-    def query(self, data) -> np.ndarray:
+    def query(self, data: ArrayLike) -> np.ndarray:
         """The sum query ``q(D)`` (shape ``(dim,)``) after checking the records' l2 norms."""
         rows = _records(data, self.dim)
         _check_norms(_l2(rows), self.data_norm, "||d||_2", "data_norm")
@@ -106,7 +109,7 @@ class GaussianMechanism(Mechanism):
         centre = self.query(data)
         return centre + self._law.rvs((runs,), noise=source, label="gaussian mechanism: noise")
 
-    def logpdf(self, data, outputs) -> np.ndarray:
+    def logpdf(self, data: ArrayLike, outputs: ArrayLike) -> np.ndarray:
         """Log density of outputs ``(runs, dim)`` given ``data``: shape ``(runs,)``."""
         y = _outputs("outputs", outputs, (self.dim,))
         return np.atleast_1d(self._law.logpdf(y - self.query(data)))
@@ -139,7 +142,8 @@ class LaplaceMechanism(Mechanism):
     ``laplace.mechanism``: epsilon-DP with ``scale = sensitivity / epsilon`` (l1 sensitivity).
     """
 
-    def __init__(self, *, scale, data_norm, dim=1, relation="replace-one"):
+    def __init__(self, *, scale: float, data_norm: float, dim: int = 1,
+                 relation: Neighbouring | str = "replace-one") -> None:
         self.scale = validate.positive("scale", scale)
         self.data_norm = validate.positive("data_norm", data_norm)
         self.dim = _dim(dim)
@@ -149,7 +153,8 @@ class LaplaceMechanism(Mechanism):
         self._set_name(f"LaplaceMechanism(scale={self.scale:.6g}, sensitivity={self.sensitivity:g})")
 
     @classmethod
-    def calibrated(cls, *, epsilon, data_norm, dim=1, relation="replace-one") -> "LaplaceMechanism":
+    def calibrated(cls, *, epsilon: float, data_norm: float, dim: int = 1,
+                   relation: Neighbouring | str = "replace-one") -> "LaplaceMechanism":
         """The mechanism with ``scale = spec.laplace.laplace_scale(epsilon, sensitivity)``.
 
         Privacy
@@ -162,7 +167,7 @@ class LaplaceMechanism(Mechanism):
         mech._claim(float(epsilon), 0.0)
         return mech
 
-    def query(self, data) -> np.ndarray:
+    def query(self, data: ArrayLike) -> np.ndarray:
         """The sum query after checking the records' l1 norms."""
         rows = _records(data, self.dim)
         _check_norms(np.sum(np.abs(rows), axis=1), self.data_norm, "||d||_1", "data_norm")
@@ -172,7 +177,7 @@ class LaplaceMechanism(Mechanism):
         centre = self.query(data)
         return centre + self._law.rvs((runs,), noise=source, label="laplace mechanism: noise")
 
-    def logpdf(self, data, outputs) -> np.ndarray:
+    def logpdf(self, data: ArrayLike, outputs: ArrayLike) -> np.ndarray:
         y = _outputs("outputs", outputs, (self.dim,))
         return np.atleast_1d(self._law.logpdf(y - self.query(data)))
 
@@ -217,7 +222,8 @@ class RadialLaplaceMechanism(Mechanism):
     ``profiles.radial_laplace``: epsilon-DP with ``rate = epsilon / sensitivity`` (l2).
     """
 
-    def __init__(self, *, rate, data_norm, dim=1, relation="replace-one"):
+    def __init__(self, *, rate: float, data_norm: float, dim: int = 1,
+                 relation: Neighbouring | str = "replace-one") -> None:
         self.rate = validate.positive("rate", rate)
         self.data_norm = validate.positive("data_norm", data_norm)
         self.dim = _dim(dim)
@@ -227,7 +233,8 @@ class RadialLaplaceMechanism(Mechanism):
         self._set_name(f"RadialLaplaceMechanism(rate={self.rate:.6g}, sensitivity={self.sensitivity:g})")
 
     @classmethod
-    def calibrated(cls, *, epsilon, data_norm, dim=1, relation="replace-one") -> "RadialLaplaceMechanism":
+    def calibrated(cls, *, epsilon: float, data_norm: float, dim: int = 1,
+                   relation: Neighbouring | str = "replace-one") -> "RadialLaplaceMechanism":
         """The mechanism with ``rate = spec.profiles.radial_laplace_rate(epsilon, sensitivity)``.
 
         Privacy
@@ -240,7 +247,7 @@ class RadialLaplaceMechanism(Mechanism):
         mech._claim(float(epsilon), 0.0)
         return mech
 
-    def query(self, data) -> np.ndarray:
+    def query(self, data: ArrayLike) -> np.ndarray:
         rows = _records(data, self.dim)
         _check_norms(_l2(rows), self.data_norm, "||d||_2", "data_norm")
         return rows.sum(axis=0)
@@ -249,7 +256,7 @@ class RadialLaplaceMechanism(Mechanism):
         centre = self.query(data)
         return centre + self._law.rvs((runs,), noise=source, label="radial laplace mechanism")
 
-    def logpdf(self, data, outputs) -> np.ndarray:
+    def logpdf(self, data: ArrayLike, outputs: ArrayLike) -> np.ndarray:
         y = _outputs("outputs", outputs, (self.dim,))
         return np.atleast_1d(self._law.logpdf(y - self.query(data)))
 

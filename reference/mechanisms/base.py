@@ -7,7 +7,9 @@ import numpy as np
 
 from reference import arrays
 from reference import losses as _losses
-from reference.tape import noise_source
+from reference.arrays import ArrayLike
+from reference.rng import RngLike
+from reference.tape import NoiseLike, noise_source
 from spec import sensitivity as spec_sensitivity
 from spec import validate
 from spec.errors import DataBoundError, ParameterError
@@ -23,7 +25,7 @@ _OUTPUTS = ("last", "random", "transcript")
 # --------------------------------------------------------------------------------------------
 
 
-def sum_sensitivity(*, data_norm, relation="replace-one") -> float:
+def sum_sensitivity(*, data_norm: float, relation: Neighbouring | str = "replace-one") -> float:
     """Sensitivity of the sum of records of norm at most ``data_norm``.
 
     Parameters
@@ -102,7 +104,7 @@ class Mechanism:
         self.delta = delta
         self._set_name(f"{self.__qualname__} [{epsilon:g}, {delta:g}]")
 
-    def __call__(self, data, *, runs=1, rng=None, noise=None):
+    def __call__(self, data: ArrayLike, *, runs: int = 1, rng: RngLike = None, noise: NoiseLike = None) -> np.ndarray:
         """``runs`` independent releases on ``data`` (leading axis ``runs``); randomness only
         from ``rng`` or the tape ``noise`` (:func:`reference.tape.noise_source`)."""
         source = noise_source(rng=rng, noise=noise)

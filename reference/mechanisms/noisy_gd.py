@@ -11,6 +11,7 @@ from scipy import special
 
 from reference import losses as _losses
 from reference import samplers
+from reference.arrays import ArrayLike
 from reference.mechanisms.base import (
     _OUTPUTS,
     Mechanism,
@@ -105,8 +106,9 @@ class NoisyGradientDescent(Mechanism):
     the last iterate then attains the composed profile (:meth:`output_profile`).
     """
 
-    def __init__(self, *, loss, sigma, steps, step_size, dim, normalisation="sum", n=None,
-                 relation="replace-one", output="last", theta0=None):
+    def __init__(self, *, loss: _losses.Loss, sigma: float, steps: int, step_size: float | ArrayLike, dim: int,
+                 normalisation: str = "sum", n: int | None = None, relation: Neighbouring | str = "replace-one",
+                 output: str = "last", theta0: ArrayLike | None = None) -> None:
         if not isinstance(loss, _losses.Loss):
             raise TypeError(f"loss ({loss!r}) must be a reference.losses.Loss")
         if loss.domain_radius is not None:
@@ -164,8 +166,10 @@ class NoisyGradientDescent(Mechanism):
         return t.copy()
 
     @classmethod
-    def calibrated(cls, *, epsilon, delta, loss, steps, step_size, dim, normalisation="sum", n=None,
-                   relation="replace-one", output="last", theta0=None) -> "NoisyGradientDescent":
+    def calibrated(cls, *, epsilon: float, delta: float, loss: _losses.Loss, steps: int,
+                   step_size: float | ArrayLike, dim: int, normalisation: str = "sum", n: int | None = None,
+                   relation: Neighbouring | str = "replace-one", output: str = "last",
+                   theta0: ArrayLike | None = None) -> "NoisyGradientDescent":
         """sigma from :func:`spec.gaussian.analytic_sigma` with ``steps`` composed releases.
 
         Privacy
@@ -226,7 +230,7 @@ class NoisyGradientDescent(Mechanism):
     # ---- laws and profiles -----------------------------------------------------------------
 
     @property
-    def logpdf(self):
+    def logpdf(self) -> Callable[[ArrayLike, ArrayLike], np.ndarray] | None:
         """``logpdf(data, outputs)`` where the law is known (see Notes), else ``None``."""
         if self.output == "transcript":
             return self._logpdf_transcript

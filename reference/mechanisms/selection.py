@@ -8,6 +8,7 @@ from typing import Callable
 import numpy as np
 
 from reference import samplers
+from reference.arrays import ArrayLike
 from reference.mechanisms.base import Mechanism, _check_norms, _records
 from spec import exponential as spec_exponential
 from spec import profiles as spec_profiles
@@ -30,7 +31,7 @@ class _Selection(Mechanism):
         # Entries in [0, B]: each score moves by at most B under either relation.
         self.sensitivity = self.score_bound
 
-    def scores(self, data) -> np.ndarray:
+    def scores(self, data: ArrayLike) -> np.ndarray:
         """Column sums after checking every entry is in ``[0, score_bound]``: shape ``(candidates,)``."""
         rows = _records(data, self.candidates)
         low = rows.min(axis=1) if rows.size else np.zeros(0)
@@ -58,11 +59,11 @@ class _Selection(Mechanism):
             raise ParameterError(f"outputs must be indices in [0, {self.candidates})")
         return idx
 
-    def logpdf(self, data, outputs) -> np.ndarray:
+    def logpdf(self, data: ArrayLike, outputs: ArrayLike) -> np.ndarray:
         """Log probability of each selected index given ``data``: shape ``(runs,)``."""
         return self.logpmf(data)[self._index_outputs(outputs)]
 
-    def pmf(self, data) -> np.ndarray:
+    def pmf(self, data: ArrayLike) -> np.ndarray:
         """Selection probabilities, shape ``(candidates,)``."""
         return np.exp(self.logpmf(data))
 
@@ -92,7 +93,8 @@ class ExponentialSelection(_Selection):
     ``exponential.textbook``: epsilon-DP with ``c = epsilon / (2 B)``.
     """
 
-    def __init__(self, *, coefficient, score_bound, candidates, relation="replace-one"):
+    def __init__(self, *, coefficient: float, score_bound: float, candidates: int,
+                 relation: Neighbouring | str = "replace-one") -> None:
         self._init_scores(score_bound, candidates, relation)
         self.coefficient = validate.nonnegative("coefficient", coefficient)
         self._law = samplers.ExponentialMechanism(coefficient=self.coefficient)
@@ -100,7 +102,8 @@ class ExponentialSelection(_Selection):
                        f"sensitivity={self.sensitivity:g})")
 
     @classmethod
-    def calibrated(cls, *, epsilon, score_bound, candidates, relation="replace-one") -> "ExponentialSelection":
+    def calibrated(cls, *, epsilon: float, score_bound: float, candidates: int,
+                   relation: Neighbouring | str = "replace-one") -> "ExponentialSelection":
         """Coefficient ``spec.exponential.exponent_textbook(epsilon, sensitivity=score_bound)``.
 
         Privacy
@@ -116,14 +119,14 @@ class ExponentialSelection(_Selection):
         s = self.scores(data)
         return self._law.rvs(s, size=(runs,), noise=source, label="exponential mechanism")
 
-    def logpmf(self, data) -> np.ndarray:
+    def logpmf(self, data: ArrayLike) -> np.ndarray:
         return np.asarray(self._law.logpmf(self.scores(data)))
 
-    def exact_distribution(self, data) -> tuple:
+    def exact_distribution(self, data: ArrayLike) -> tuple:
         """The output distribution in mpmath (50 digits): :func:`spec.exponential.output_distribution`."""
         return spec_exponential.output_distribution(self.scores(data).tolist(), coefficient=self.coefficient)
 
-    def pair_profile(self, dataset, neighbour) -> Callable[[float], float]:
+    def pair_profile(self, dataset: ArrayLike, neighbour: ArrayLike) -> Callable[[float], float]:
         """Exact profile of this mechanism on one pair: ``max(E_eps(p || q), E_eps(q || p))``.
 
         ``p``, ``q`` are the exact output distributions on the two datasets
@@ -170,7 +173,8 @@ class ReportNoisyMaxSelection(_Selection):
     the scores are monotone (every score moves the same way), and ``B / epsilon`` suffices.
     """
 
-    def __init__(self, *, scale, score_bound, candidates, relation="replace-one"):
+    def __init__(self, *, scale: float, score_bound: float, candidates: int,
+                 relation: Neighbouring | str = "replace-one") -> None:
         self._init_scores(score_bound, candidates, relation)
         self.scale = validate.positive("scale", scale)
         self._law = samplers.ReportNoisyMax(scale=self.scale)
@@ -178,7 +182,8 @@ class ReportNoisyMaxSelection(_Selection):
         self._set_name(f"ReportNoisyMaxSelection(scale={self.scale:.6g}, sensitivity={self.sensitivity:g})")
 
     @classmethod
-    def calibrated(cls, *, epsilon, score_bound, candidates, relation="replace-one") -> "ReportNoisyMaxSelection":
+    def calibrated(cls, *, epsilon: float, score_bound: float, candidates: int,
+                   relation: Neighbouring | str = "replace-one") -> "ReportNoisyMaxSelection":
         """Scale ``spec.exponential.report_noisy_max_scale(epsilon, sensitivity=score_bound,
         monotone=(relation is add/remove-one))``.
 
@@ -197,7 +202,7 @@ class ReportNoisyMaxSelection(_Selection):
         s = self.scores(data)
         return self._law.rvs(s, size=(runs,), noise=source, label="report noisy max")
 
-    def logpmf(self, data) -> np.ndarray:
+    def logpmf(self, data: ArrayLike) -> np.ndarray:
         s = self.scores(data)
         key = s.tobytes()
         if key not in self._cache:

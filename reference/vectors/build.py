@@ -14,7 +14,7 @@ from reference import losses as _losses
 __all__ = ["build_loss", "build_domain"]
 
 
-def build_loss(spec: dict):
+def build_loss(spec: dict) -> _losses.Loss:
     """The loss named in a vector's ``inputs.loss``."""
     name = spec["name"]
     if name not in _losses.__all__ or not isinstance(getattr(_losses, name), type):
@@ -22,7 +22,7 @@ def build_loss(spec: dict):
     return getattr(_losses, name)(**spec["bounds"])
 
 
-def build_domain(spec: dict):
+def build_domain(spec: dict) -> _domains.Domain:
     """The domain named in a vector's ``inputs.domain``."""
     name = spec["name"]
     if name not in _domains.__all__ or not isinstance(getattr(_domains, name), type):

@@ -249,7 +249,7 @@ THM_III_4 = register(SpecRecord(
 ))
 
 
-def fallback_log_ratio_bound(*, epsilon, n, retries, volume_ratio) -> float:
+def fallback_log_ratio_bound(*, epsilon: float, n: int, retries: int, volume_ratio: float) -> float:
     """Upper bound on the log output ratio of Theorem III.4's sampler with the uniform-ball fallback.
 
     ``ln(e^epsilon + 2^-K V e^(epsilon n/6 + epsilon/3)) - ln(1 - 2^-K)`` with ``K = retries`` and

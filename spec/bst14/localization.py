@@ -264,7 +264,8 @@ THM_IV_3 = register(SpecRecord(
 
 
 
-def localization_parameters(*, epsilon, lipschitz, n, strong_convexity, dimension, solver_tolerance=0.0) -> dict:
+def localization_parameters(*, epsilon: float, lipschitz: float, n: int, strong_convexity: float,
+                            dimension: int, solver_tolerance: float = 0.0) -> dict[str, float]:
     """Every constant of Algorithm 4 at total budget ``epsilon`` (record ``bst14.alg_4``, evaluated).
 
     Returns

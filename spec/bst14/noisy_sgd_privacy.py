@@ -40,6 +40,7 @@ from __future__ import annotations
 import functools
 import math
 from dataclasses import dataclass
+from typing import Sequence
 
 import mpmath
 
@@ -140,7 +141,8 @@ def _orders_key(orders):
     return tuple(validate.integer(f"orders[{i}]", a, minimum=2) for i, a in enumerate(orders))
 
 
-def certified_epsilon(*, n, delta, epsilon=None, lipschitz=1.0, sigma=None, orders=None) -> float:
+def certified_epsilon(*, n: int, delta: float, epsilon: float | None = None, lipschitz: float = 1.0,
+                      sigma: float | None = None, orders: Sequence[float] | None = None) -> float:
     """RDP certificate for Algorithm 1: the epsilon at ``delta`` of its noise, WBK19 accountant.
 
     Accounts all ``n^2 - 1`` noisy steps of Algorithm 1 (so every iterate, not only the output) as
@@ -196,7 +198,7 @@ def certified_epsilon(*, n, delta, epsilon=None, lipschitz=1.0, sigma=None, orde
     return _certificate(n_, d, lip, s, key)[0]
 
 
-def sigma_analytic_chain(*, n, epsilon, delta, lipschitz=1.0) -> float:
+def sigma_analytic_chain(*, n: int, epsilon: float, delta: float, lipschitz: float = 1.0) -> float:
     """sigma of the rigorous chain with the exact (analytic) Gaussian for the per-step budget.
 
     Same chain as formula ``sigma_rigorous`` of ``bst14.thm_II_1`` (per step ``eps_1, delta_1``
@@ -280,7 +282,8 @@ def _sigma_accountant(n_: int, e: float, d: float, lip: float, orders) -> float:
     return hi
 
 
-def sigma_accountant(*, n, epsilon, delta, lipschitz=1.0, orders=None) -> float:
+def sigma_accountant(*, n: int, epsilon: float, delta: float, lipschitz: float = 1.0,
+                     orders: Sequence[float] | None = None) -> float:
     """Smallest sigma (to 1e-4 relative) that the RDP certificate of :func:`certified_epsilon` accepts.
 
     Parameters
@@ -316,7 +319,7 @@ def sigma_accountant(*, n, epsilon, delta, lipschitz=1.0, orders=None) -> float:
     return _sigma_accountant(n_, e, d, lip, _orders_key(orders))
 
 
-def noise_gd_sigma(*, lipschitz, n, epsilon, delta, calibration="printed") -> float:
+def noise_gd_sigma(*, lipschitz: float, n: int, epsilon: float, delta: float, calibration: str = "printed") -> float:
     """Noise standard deviation for Algorithm 1 (A_Noise-GD).
 
     Parameters
@@ -361,7 +364,7 @@ def noise_gd_sigma(*, lipschitz, n, epsilon, delta, calibration="printed") -> fl
     return sigma_accountant(**values)
 
 
-def union_bound_overshoot(*, n, epsilon, delta) -> float:
+def union_bound_overshoot(*, n: int, epsilon: float, delta: float) -> float:
     """Step (A) of Theorem II.1's proof: ``n^2 Pr[|W| > eps_1] / (delta/2)``; the proof needs <= 1.
 
     ``W ~ N(s^2/2, s^2)`` is the privacy loss of one Gaussian step with ``s = 2 L n / sigma`` (printed
@@ -391,7 +394,7 @@ def union_bound_overshoot(*, n, epsilon, delta) -> float:
         return float(n_**2 * tail / (mpmath.mpf(d) / 2))
 
 
-def composition_overshoot(*, n, epsilon, delta, delta_prime=None) -> float:
+def composition_overshoot(*, n: int, epsilon: float, delta: float, delta_prime: float | None = None) -> float:
     """Step (C) of Theorem II.1's proof: the strong-composition epsilon over epsilon; the proof needs <= 1.
 
     Lemma II.3 with ``eps_2 = epsilon / (n sqrt(ln(1/delta)))`` over ``T = n^2`` steps and
@@ -440,7 +443,8 @@ class CalibrationRow:
         return self.analytic_chain / self.printed
 
 
-def calibration_table(*, ns=(10, 100, 1000), epsilons=(0.1, 1.0), deltas=(1e-5, 1e-9)) -> tuple:
+def calibration_table(*, ns: Sequence[int] = (10, 100, 1000), epsilons: Sequence[float] = (0.1, 1.0),
+                      deltas: Sequence[float] = (1e-5, 1e-9)) -> tuple[CalibrationRow, ...]:
     """Compare the rigorous calibrations with the printed one over a grid (L = 1).
 
     Returns

@@ -151,7 +151,8 @@ TABLE_I = register(SpecRecord(
 ))
 
 
-def table_cells(*, row=None, model=None, source=None, kind=None) -> tuple:
+def table_cells(*, row: str | None = None, model: str | None = None, source: str | None = None,
+                kind: str | None = None) -> tuple[TableCell, ...]:
     """The Table I cells matching every given attribute (all cells when none is given).
 
     Parameters
@@ -174,7 +175,7 @@ def table_cells(*, row=None, model=None, source=None, kind=None) -> tuple:
     return tuple(c for c in TABLE_CELLS if all(getattr(c, k) == v for k, v in want.items()))
 
 
-def table_cell(*, row, model, source, kind) -> TableCell:
+def table_cell(*, row: str, model: str, source: str, kind: str) -> TableCell:
     """The single Table I cell at ``(row, model, source, kind)``.
 
     Raises
