@@ -71,6 +71,7 @@ ANNOTATED = (
     "spec/zhang17/symbols.py",
     "spec/zhang17/table.py",
     "reference/__init__.py",
+    "reference/algorithms.py",
     "reference/arrays.py",
     "reference/problem.py",
     "reference/results.py",
@@ -106,6 +107,8 @@ ANNOTATED = (
     "reference/mechanisms/selection.py",
     "reference/vectors/__init__.py",
     "reference/vectors/build.py",
+    "reference/vectors/check.py",
+    "reference/vectors/from_run.py",
 )
 
 #: The one spelling of each shared parameter type (parameter name -> accepted annotations).

@@ -114,7 +114,7 @@ def _tolist(a):
     return np.asarray(a, dtype=np.float64).tolist()
 
 
-def learning_rates_50_digits(schedule: str, *, steps: int, **values) -> list[float]:
+def learning_rates_50_digits(schedule: str, *, steps: int, **values: float) -> list[float]:
     """``eta(1), ..., eta(steps)`` of ``bst14.thm_II_4``, each a 50-digit evaluation rounded once to
     the nearest double (``record.evaluate``), as the README states for derived values.
 

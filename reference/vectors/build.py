@@ -40,7 +40,7 @@ def _attributes(obj, names) -> dict:
     return out
 
 
-def describe(obj) -> dict:
+def describe(obj: object) -> dict:
     """``{"name": class name, "parameters": {keyword: value}}`` that rebuilds ``obj``.
 
     The keywords are the class constructor's, read back from the attributes of the same name;

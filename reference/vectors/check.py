@@ -86,6 +86,7 @@ class Mismatch:
 
     @property
     def where(self) -> str:
+        """The field and its index: ``output.theta[0][2]``."""
         return self.field + "".join(f"[{i}]" for i in self.index)
 
     def __str__(self) -> str:
@@ -100,6 +101,7 @@ class Mismatch:
         return f"{self.where}: got {self.got!r}, want {self.want!r} ({self.reason})"
 
     def to_dict(self) -> dict:
+        """JSON-ready (non-finite numbers as strings)."""
         return {"field": self.field, "index": list(self.index), "where": self.where, "got": _json(self.got),
                 "want": _json(self.want), "allowed": self.allowed, "reason": self.reason, "message": str(self)}
 
@@ -311,7 +313,7 @@ def _read_json(path: Path, what: str):
         raise ParameterError(f"{what} ({path}) is not JSON: line {err.lineno}, column {err.colno}: {err.msg}") from None
 
 
-def load_vector(path_or_id) -> dict:
+def load_vector(path_or_id: str | Path) -> dict:
     """A vector from a file path, or from the id of a committed vector."""
     path = Path(path_or_id)
     if not path.exists() and path.suffix != ".json" and "/" not in str(path_or_id):
@@ -323,6 +325,6 @@ def load_vector(path_or_id) -> dict:
     return vector
 
 
-def load_outputs(path) -> dict:
+def load_outputs(path: str | Path) -> dict:
     """Your outputs from a JSON file (module docstring)."""
     return _read_json(Path(path), "outputs")

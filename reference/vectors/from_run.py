@@ -33,6 +33,9 @@ import re
 import numpy as np
 
 from reference import algorithms as _algorithms
+from reference.arrays import ArrayLike
+from reference.results import AlgorithmResult
+from reference.rng import RngLike
 from reference.tape import Recorder
 from reference.vectors.build import build_domain, build_loss, describe
 
@@ -56,7 +59,7 @@ def vector_id(text: str) -> str:
     return "-".join(parts) or "run"
 
 
-def main_output(result) -> np.ndarray:
+def main_output(result: AlgorithmResult) -> np.ndarray:
     """The algorithm's output, ``runs x p``: ``result.theta``, else the first 2-D array field."""
     if isinstance(getattr(result, "theta", None), np.ndarray):
         return result.theta
@@ -111,7 +114,8 @@ def _paper_module(paper: str):
         return None
 
 
-def record_run(algorithm: str, data, *, id: str, rng=None, **keywords):
+def record_run(algorithm: str, data: ArrayLike, *, id: str, rng: RngLike = None,
+               **keywords: object) -> tuple[AlgorithmResult, dict]:
     """Run ``algorithm`` (a record id, ``"bst14.alg_1"``) on ``data`` with a :class:`~reference.tape.Recorder`.
 
     Parameters
