@@ -32,14 +32,18 @@ A config file holds the same settings (command-line options override it)::
     seed = 7
     [loss]
     name = "Hinge"
-    bounds = {feature_norm = 1.0}
+    feature_norm = 1.0                   # the class's keywords beside its name
     [domain]
     name = "L2Ball"
-    parameters = {radius = 1.0, dim = 3}
+    radius = 1.0
+    dim = 3
     [parameters]
     epsilon = 1.0
     delta = 1e-5
     schedule = "lipschitz"
+
+The keywords may also be nested as in a vector file (``bounds = {feature_norm = 1.0}``,
+``parameters = {radius = 1.0, dim = 3}``).
 """
 
 from __future__ import annotations
@@ -234,8 +238,15 @@ def _named(option: str, words: list[str] | None, config_value, key: str):
     if isinstance(config_value, str):
         return {"name": config_value, key: {}}
     if isinstance(config_value, dict):
-        values = config_value.get(key, config_value.get("parameters", config_value.get("bounds", {})))
-        return {"name": config_value.get("name"), key: dict(values)}
+        # the keywords beside the name (``radius = 1``), or nested as in a vector file
+        # (``parameters = {...}``, ``bounds = {...}``)
+        values = {k: v for k, v in config_value.items() if k not in ("name", "parameters", "bounds")}
+        for nested in ("parameters", "bounds"):
+            inner = config_value.get(nested, {})
+            if not isinstance(inner, dict):
+                raise UsageError(f"{option} in the config: {nested} ({inner!r}) must be a table of keywords")
+            values.update(inner)
+        return {"name": config_value.get("name"), key: values}
     raise UsageError(f"{option} in the config ({config_value!r}) must be a name or a table with name and {key}")
 
 

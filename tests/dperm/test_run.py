@@ -120,6 +120,29 @@ schedule = "lipschitz"
     # the command line overrides the file
     _, out, _ = run(capsys, "run", "--config", "sub/run.toml", "--json", "--seed", "8")
     assert json.loads(out)["result"]["theta"] == direct(8).theta.tolist()
+    # the keywords beside the name, as dperm/run.py's docstring shows them
+    (here / "sub" / "flat.toml").write_text('''
+algorithm = "bst14.alg_1"
+data = "../data.csv"
+seed = 7
+[loss]
+name = "Hinge"
+feature_norm = 1
+[domain]
+name = "L2Ball"
+radius = 1.0
+dim = 3
+[parameters]
+epsilon = 1
+delta = 1e-5
+schedule = "lipschitz"
+''')
+    status, out, err = run(capsys, "run", "--config", "sub/flat.toml", "--json")
+    assert status == 0, err
+    assert json.loads(out)["result"]["theta"] == direct(7).theta.tolist()
+    (here / "sub" / "bad.toml").write_text('algorithm = "bst14.alg_1"\n[loss]\nname = "Hinge"\nbounds = 1\n')
+    status, _, err = run(capsys, "run", "--config", "sub/bad.toml", "data.csv")
+    assert status == 2 and err == "dperm: error: --loss in the config: bounds (1) must be a table of keywords\n"
     (here / "run.json").write_text(json.dumps({
         "algorithm": "bst14.alg_3", "data": "q.csv", "seed": 2,
         "loss": {"name": "HalfSquaredDistance", "bounds": {"data_norm": 1, "domain_radius": 1}},
