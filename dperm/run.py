@@ -127,9 +127,13 @@ def add_arguments(parser: argparse.ArgumentParser, algorithm: str | None) -> Non
             metavar = "INT" if p.integer else "X"
         else:
             kind, metavar = introspection.loose_value, "{" + ",".join(p.choices) + "}" if p.choices else "VALUE"
-        default = "required" if p.required else f"default {p.default!r}"
+        text = p.meaning or p.name
+        if p.required:
+            text += " (required)"
+        elif "default" not in text.lower():  # the docstring may state the default already
+            text += f" (default {p.default!r})"
         group.add_argument(*spellings, dest=f"param_{p.name}", type=kind, metavar=metavar, default=None,
-                           help=f"{p.meaning or p.name} ({default})")
+                           help=text)
 
 
 # ------------------------------------------------------------------------------------- inputs
