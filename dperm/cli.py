@@ -91,6 +91,25 @@ _EXIT_HELP = (
     "--json, a quantity that is +infinity is written as null and its key listed in 'infinite'."
 )
 
+#: ``dperm --help``: every verb's exit statuses in one place.
+_TOP_EXIT_HELP = (
+    "Exit status: 0 on success; 1: dperm audit refuted the claim, or dperm vectors check found a "
+    "mismatch; 2: bad arguments, or an assumption that fails at the given values (one line "
+    "'dperm: error: ...' on stderr); 3: dperm audit: the audited code itself failed. Warnings are "
+    "lines 'dperm: warning: ...' on stderr and do not change the status. 'dperm VERB --help' gives "
+    "a verb's options and details."
+)
+_VECTORS_EXIT_HELP = (
+    "Exit status: 0: the listing, or every value matches; 1: dperm vectors check found a mismatch "
+    "(the first is printed with its field, index, your value, the vector's and the allowed "
+    "difference); 2: bad arguments or unreadable files (one line 'dperm: error: ...' on stderr)."
+)
+_AUDIT_EXIT_HELP = (
+    "Exit status: 0: the claim is not refuted; 1: it is refuted; 2: bad arguments or invalid "
+    "values (one line on stderr); 3: the audited code itself failed (its traceback or cause on "
+    "stderr), never mistaken for bad arguments nor for a refuted claim."
+)
+
 _TARGET_HELP = (
     "Targets: 'gaussian' (the built-in Gaussian mechanism, options below marked 'gaussian') or a "
     "spec record id; --list shows every target, what it computes and the options it takes (the "
@@ -130,7 +149,7 @@ def build_parser(verbs=None, *, algorithm: str | None = None) -> argparse.Argume
     parameters become options."""
     verbs = _VERBS if verbs is None else tuple(verbs)
     parser = _Parser(prog="dperm", description="dperm: executable reference for DP-ERM",
-                     epilog=_EXIT_HELP)
+                     epilog=_TOP_EXIT_HELP)
     parser.add_argument("--version", action="store_true", help="print the version and exit")
     sub = parser.add_subparsers(dest="verb", parser_class=_Parser)
     for verb in _VERBS:
@@ -142,7 +161,8 @@ def build_parser(verbs=None, *, algorithm: str | None = None) -> argparse.Argume
             (_calibrate_arguments if verb == "calibrate" else _epsilon_arguments)(sub)
         else:
             builder = {"spec": _spec_arguments, "vectors": _vectors_arguments, "audit": _audit_arguments}[verb]
-            builder(sub.add_parser(verb, help=_VERB_HELP[verb], epilog=_EXIT_HELP))
+            epilog = {"vectors": _VECTORS_EXIT_HELP, "audit": _AUDIT_EXIT_HELP}.get(verb, _EXIT_HELP)
+            builder(sub.add_parser(verb, help=_VERB_HELP[verb], epilog=epilog))
     return parser
 
 

@@ -289,6 +289,31 @@ def test_help_documents_exit_status_and_warnings(capsys):
     assert "PrivacyLeakWarning" in text and "Exit status: 0" in text and "2: bad arguments" in text
 
 
+
+@pytest.mark.parametrize(
+    "argv, statuses",
+    [
+        ([], ("0 on success", "1: dperm audit refuted", "vectors check found a mismatch", "2: bad arguments",
+              "3: dperm audit")),
+        (["vectors"], ("0: the listing, or every value matches", "1: dperm vectors check found a mismatch",
+                       "2: bad arguments")),
+        (["audit"], ("0: the claim is not refuted", "1: it is refuted", "2: bad arguments",
+                     "3: the audited code itself failed")),
+        (["run"], ("0 on success", "2: bad arguments")),
+    ],
+)
+def test_each_help_states_its_own_exit_statuses(capsys, argv, statuses):
+    """dperm --help lists every verb's statuses; vectors and audit state theirs (1 and 3 included),
+    not calibrate's."""
+    with pytest.raises(SystemExit) as info:
+        main([*argv, "--help"])
+    assert info.value.code == 0
+    text = " ".join(capsys.readouterr().out.split())
+    for status in statuses:
+        assert status in text, status
+    if argv in (["vectors"], ["audit"]):
+        assert "PrivacyLeakWarning" not in text
+
 # --------------------------------------------------------------------------- neighbouring relation
 
 
