@@ -137,9 +137,13 @@ def _alg1_transcript_audit(audit, fn, name):
     runs = _alg1_runs(audit)
     results = []
     for k, seed in enumerate(_two_seeds(audit.seed)):
+        def statistic(out, k=k):
+            return out[:, k]
+
+        statistic.__qualname__ = f"S_{k + 1}"  # the report's description: "statistic S_1" / "S_2"
         results.append(audit.record(audit_privacy(
             mech, pair, epsilon=ALG1_EPS, delta=ALG1_DELTA, runs=runs, alpha=audit.alpha / 2, seed=seed,
-            statistic=(lambda out, k=k: out[:, k]),
+            statistic=statistic,
         )))
     return results
 
@@ -408,6 +412,9 @@ def _alg4_statistic(out):
     the output; the twin's ratio is twice it, so the same events are optimal for both)."""
     c = planted.alg4_constants(ALG4_EPS)
     return planted.alg4_log_likelihood_ratio(out[:, 0], out[:, 1], rate=c["rate"], coefficient=c["coefficient"])
+
+
+_alg4_statistic.__qualname__ = "log-likelihood ratio of the correct transcript"
 
 
 def _alg4_runs(audit) -> int:
