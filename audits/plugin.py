@@ -11,7 +11,37 @@ Options
     on which tests were collected (below), so ``-k`` selections, single files and single node
     ids reproduce the numbers of a full run.
 ``--audit-report=DIR``
-    Write ``report.md`` and ``report.json`` (and PNG plots if matplotlib is installed).
+    Write ``report.md``, ``report.json`` and ``timings.json`` (and PNG plots if matplotlib is
+    installed): :mod:`audits.report`.
+
+Roles
+-----
+Tests marked ``audit`` audit *correct* mechanisms; tests marked ``planted`` run the same audit on a
+planted-bug twin and assert that it is flagged. The console summary and the report count them
+apart: "correct-mechanism audits: 28 of 28 passed", "planted twins: 20 of 20 flagged".
+
+Spec ids
+--------
+Mark a test with the spec records it audits, so that the report's overview groups it under its
+algorithm and shows the ids::
+
+    @pytest.mark.audit
+    @pytest.mark.spec("bst14.alg_1", "bst14.thm_II_1")
+    def test_alg1_transcript_privacy(audit):
+        ...
+
+Every id must be a registered record (a typo is a usage error at collection). The overview
+groups a test under the first ``<paper>.alg_N`` id among its marks (else its first id); a module
+may set ``pytestmark = pytest.mark.spec(...)`` for all its tests, and marks add up. Adopting it
+for a new paper's audits is one line per test.
+
+Parallel runs
+-------------
+``pytest audits -n 2`` (pytest-xdist, optional at run time) gives the same verdicts and a
+byte-identical report as a serial run: seeds and alphas depend only on the node id, each test's
+results travel to the controller on its test report (attribute ``dperm_audit``), and the report
+sorts its entries by file, line and node id. Workers send their collection counts (the budget
+split) to the controller through xdist's ``workeroutput``.
 
 False alarms
 ------------
@@ -44,6 +74,7 @@ alpha, factor and power filled in, never below ``minimum``, default 100), and
 from __future__ import annotations
 
 import hashlib
+import json
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
@@ -104,8 +135,11 @@ class _State:
     audits: int = 0
     planted: int = 0
     report: Report | None = None
-    markers: dict = field(default_factory=dict)
+    markers: dict = field(default_factory=dict)  # nodeid -> "audit" | "planted" (collection)
+    spec: dict = field(default_factory=dict)  # nodeid -> spec ids of its @pytest.mark.spec marks
+    pending: dict = field(default_factory=dict)  # nodeid -> result dicts not yet on a test report
     report_paths: dict | None = None
+    worker: bool = False  # an xdist worker: its reports go to the controller
 
     def alpha(self, nodeid: str) -> float:
         share = _share(nodeid)
@@ -124,6 +158,21 @@ class _State:
                              "over_budget_slots": k > share.slots})
         return rows
 
+    def collection(self) -> dict:
+        """What a worker tells the controller about its collection (all workers collect the same)."""
+        return {"counts": self.counts, "markers": self.markers}
+
+    def adopt(self, collection: dict) -> None:
+        self.counts = dict(collection["counts"])
+        self.markers = dict(collection["markers"])
+        self._refresh()
+
+    def _refresh(self) -> None:
+        self.audits = sum(self.counts.values())
+        self.planted = sum(1 for m in self.markers.values() if m == "planted")
+        r = self.report
+        r.audits, r.planted, r.split = self.audits, self.planted, self.split()
+
     @property
     def factor(self) -> float:
         return TIERS[self.tier]
@@ -140,7 +189,7 @@ class AuditContext:
     factor: float
     power: float
     family_alpha: float
-    _report: Report = field(repr=False)
+    _sink: list = field(repr=False, default_factory=list)
     _marker: str | None = field(default=None, repr=False)
 
     def _fill(self, kw):
@@ -180,8 +229,11 @@ class AuditContext:
         return helpers[kind](*args, **kw)
 
     def record(self, result):
-        """Add ``result`` (privacy or rate) to the report; returns it."""
-        self._report.add(self.nodeid, result, marker=self._marker)
+        """Add ``result`` (privacy, rate or level; anything with ``to_dict()``) to the report;
+        returns it."""
+        if not hasattr(result, "to_dict"):
+            raise TypeError(f"result ({type(result).__name__}) must have a to_dict() method")
+        self._sink.append(result.to_dict())
         return result
 
 
@@ -211,12 +263,36 @@ def pytest_configure(config):
     config.addinivalue_line("markers", "audit: a statistical audit of a correct mechanism "
                             "(counts towards the family-wise false-alarm budget)")
     config.addinivalue_line("markers", "planted: asserts that an audit flags a planted bug")
-    state = _State(seed=_parse_seed(config.getoption("--audit-seed")),
-                   tier=config.getoption("--audit-tier"),
-                   report_dir=config.getoption("--audit-report"))
+    config.addinivalue_line("markers", "spec(*ids): the spec records a test audits (shown in the audit report)")
+    worker = hasattr(config, "workerinput")
+    if worker:  # the controller chose the seed (a 'random' one must be the same everywhere)
+        seed = int(config.workerinput.get("dperm_audit_seed", _parse_seed(config.getoption("--audit-seed"))))
+    else:
+        seed = _parse_seed(config.getoption("--audit-seed"))
+    state = _State(seed=seed, tier=config.getoption("--audit-tier"),
+                   report_dir=config.getoption("--audit-report"), worker=worker)
     state.report = Report(seed=state.seed, tier=state.tier, family_alpha=FAMILY_ALPHA,
                           factor=state.factor, power=POWER)
     config.stash[_STATE] = state
+    if not worker:
+        config.pluginmanager.register(_Collector(config, state), f"dperm-audit-collector-{id(config)}")
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_configure_node(node):
+    """xdist controller: hand the run's seed to each worker."""
+    state = node.config.stash.get(_STATE, None)
+    if state is not None:
+        node.workerinput["dperm_audit_seed"] = state.seed
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node, error):
+    """xdist controller: adopt a worker's collection counts (every worker collects the same)."""
+    state = node.config.stash.get(_STATE, None)
+    data = getattr(node, "workeroutput", {}).get("dperm_audits")
+    if state is not None and data and not state.counts and not state.markers:
+        state.adopt(json.loads(data))
 
 
 def pytest_report_header(config):
@@ -243,10 +319,27 @@ def pytest_collection_modifyitems(session, config, items):
             state.counts[name] = state.counts.get(name, 0) + 1
         elif it.get_closest_marker("planted") is not None:
             state.markers[it.nodeid] = "planted"
-    state.audits = sum(state.counts.values())
-    state.planted = sum(1 for m in state.markers.values() if m == "planted")
-    r = state.report
-    r.audits, r.planted, r.split = state.audits, state.planted, state.split()
+        ids = _spec_ids(it)
+        if ids:
+            state.spec[it.nodeid] = ids
+    state._refresh()
+
+
+def _spec_ids(item) -> list[str]:
+    """The ids of ``item``'s ``@pytest.mark.spec`` marks (closest first), each a registered record."""
+    import spec
+
+    ids: list[str] = []
+    for mark in item.iter_markers("spec"):
+        for record_id in mark.args:
+            try:
+                spec.get(record_id)
+            except (KeyError, TypeError) as err:
+                raise pytest.UsageError(f"{item.nodeid}: @pytest.mark.spec({record_id!r}): "
+                                        f"{err.args[0] if err.args else err}") from None
+            if record_id not in ids:
+                ids.append(record_id)
+    return ids
 
 
 @pytest.fixture
@@ -257,7 +350,7 @@ def audit(request) -> AuditContext:
     nodeid = request.node.nodeid
     return AuditContext(nodeid=nodeid, tier=state.tier, seed=derive_seed(state.seed, seed_key(nodeid)),
                         alpha=state.alpha(nodeid), factor=state.factor, power=POWER,
-                        family_alpha=FAMILY_ALPHA, _report=state.report,
+                        family_alpha=FAMILY_ALPHA, _sink=state.pending.setdefault(nodeid, []),
                         _marker=state.markers.get(nodeid))
 
 
@@ -266,37 +359,69 @@ def pytest_runtest_makereport(item, call):
     rep = yield
     state = item.config.stash.get(_STATE, None)
     if state is not None:
-        _note_report(item, rep, state)
+        _attach(item, rep, state)
     return rep
 
 
-def _note_report(item, rep, state) -> None:
+def _attach(item, rep, state) -> None:
+    """Put the test's role, spec ids and recorded results on its report (attribute ``dperm_audit``,
+    a JSON string, so that xdist carries it to the controller unchanged)."""
     marker = state.markers.get(item.nodeid)
-    recorded = state.report.results(item.nodeid)
-    if marker is None and not recorded:
+    pending = state.pending.get(item.nodeid) or []
+    if marker is None and not pending:
         return
-    if rep.when == "call" or (rep.when == "setup" and rep.outcome != "passed"):
-        state.report.outcome(item.nodeid, rep.outcome, rep.duration, marker=marker)
-    if rep.when == "teardown" and recorded:
-        tr = item.config.pluginmanager.get_plugin("terminalreporter")
-        if tr is not None:
+    if not (rep.when == "call" or (rep.when == "setup" and rep.outcome != "passed") or pending):
+        return
+    results = list(pending)
+    pending.clear()
+    rep.dperm_audit = json.dumps({"marker": marker, "spec": state.spec.get(item.nodeid, []),
+                                  "results": results, "outcome": rep.when == "call" or rep.outcome != "passed"},
+                                 allow_nan=False)
+
+
+class _Collector:
+    """Serial runs and the xdist controller: adds each test's results to the report and prints the
+    progress lines (registered per session, so nested pytester sessions keep their own)."""
+
+    def __init__(self, config, state):
+        self.config = config
+        self.state = state
+
+    def pytest_runtest_logreport(self, report):
+        data = getattr(report, "dperm_audit", None)
+        if data is None:
+            return
+        d = json.loads(data)
+        r = self.state.report
+        r.note(report.nodeid, marker=d["marker"], spec=d["spec"],
+               location=(report.location[0], report.location[1]))
+        for result in d["results"]:
+            r.add(report.nodeid, result)
+        if d["outcome"]:
+            r.outcome(report.nodeid, report.outcome, report.duration, marker=d["marker"])
+        tr = self.config.pluginmanager.get_plugin("terminalreporter")
+        if tr is not None and d["results"]:
             tw = getattr(tr, "_tw", None)
             if tw is not None and getattr(tw, "width_of_current_line", 0):
-                tw.line()  # -q mode: start the progress line on a fresh line
-            for r in recorded:
-                tr.write_line(f"[audit] {item.nodeid}: {r}")
+                tw.line()  # after progress dots (-q, xdist): start the line on a fresh line
+            for result in d["results"]:
+                tr.write_line(f"[audit] {report.nodeid}: {result.get('summary', '')}")
 
 
 def pytest_sessionfinish(session, exitstatus):
     state = session.config.stash.get(_STATE, None)
-    if state is None or not state.report_dir:
+    if state is None:
         return
-    state.report_paths = state.report.write(state.report_dir)
+    if state.worker:
+        session.config.workeroutput["dperm_audits"] = json.dumps(state.collection())
+        return
+    if state.report_dir:
+        state.report_paths = state.report.write(state.report_dir)
 
 
 def pytest_terminal_summary(terminalreporter, exitstatus, config):
     state = config.stash.get(_STATE, None)
-    if state is None:  # pragma: no cover
+    if state is None or state.worker:  # pragma: no cover
         return
     entries = state.report.entries
     if not (state.audits or state.planted or entries):
@@ -315,11 +440,8 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config):
             tr.write_line(f"share {r['share']}: more audits ({r['audits']}) than slots ({r['slots']}): "
                           "alpha depends on the selection; a subset of these tests will not reproduce "
                           "this run's numbers")
-    n_results = sum(len(e.results) for e in entries)
-    refuted = sum(1 for e in entries for r in e.results if getattr(r, "violated", False))
-    failed_rates = sum(1 for e in entries for r in e.results if getattr(r, "passed", True) is False)
-    tr.write_line(f"{n_results} results recorded: {refuted} privacy claims refuted, "
-                  f"{failed_rates} rate audits failed")
+    for line in state.report.summary_lines():
+        tr.write_line(line)
     paths = getattr(state, "report_paths", None)
     if paths:
         tr.write_line(f"report: {paths['md']} and {paths['json']}")

@@ -1,28 +1,57 @@
 """The audit report: ``report.md`` for people, ``report.json`` for machines, PNG plots optionally.
 
-A :class:`Report` collects the results recorded by audit tests (privacy audits and rate
-audits; anything with ``to_dict()`` and a one-line ``str``), the outcome of each test and the
-run's settings (tier, seed, family-wise and per-audit alpha). :meth:`Report.write` writes
+A :class:`Report` collects the results recorded by audit tests (privacy, rate and level audits;
+anything with ``to_dict()`` and a one-line ``str``), each test's outcome, role and spec ids, and
+the run's settings (tier, seed, family-wise alpha and its split). :meth:`Report.write` writes
 
-* ``report.json``: settings, one entry per test (``nodeid``, ``marker``, ``outcome``,
-  ``results``) and, under the single key ``timings``, the durations -- everything outside
-  ``timings`` is a deterministic function of the seed and the code;
-* ``report.md``: the same as a readable page, with the command that reproduces the run;
-* plots (trade-off curves of profile audits, log-log fits of rate audits, one line per method
-  for comparisons, :mod:`audits.comparison`) when matplotlib is importable (the optional
-  ``report`` extra); otherwise the report says that plots were skipped. A comparison's table is
-  also written into ``report.md``.
+* ``report.json``: settings, the verdict counts, and one entry per test (``nodeid``, ``marker``,
+  ``spec``, ``outcome``, ``results``), sorted by file and line -- a deterministic function of the
+  seed and the code, byte for byte the same for a serial and a parallel (``-n 2``) run;
+* ``timings.json``: the durations (which differ from run to run, so they live apart);
+* ``report.md``: the verdicts -- correct-mechanism audits (their failures would be false alarms,
+  counted in the family-wise budget) apart from planted twins (which pass by being flagged) --,
+  the budget split, an overview by algorithm (spec ids, eps_lower/eps, slopes against the
+  theorem's exponents with their intervals), a legend, and the plots;
+* plots (:mod:`audits.plots`: privacy regions of profile audits, log-log fits of rate audits,
+  one line per method of a comparison, :mod:`audits.comparison`, whose table is also written into
+  ``report.md``) when matplotlib is importable (the optional ``report`` extra); otherwise the
+  report says so.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-__all__ = ["Report", "matplotlib_available"]
+from audits import plots as _plots
+
+__all__ = ["Report", "matplotlib_available", "LEGEND"]
+
+#: What the numbers of the overview mean (printed under "Legend" in report.md).
+LEGEND = (
+    ("role", "*correct*: a correct mechanism (`@pytest.mark.audit`): a refuted claim or failed rate would be "
+             "a false alarm, counted in the family-wise budget. *twin*: the same audit on a planted bug "
+             "(`@pytest.mark.planted`): it must be flagged (REFUTED, FAILED) and passes by being flagged."),
+    ("estimate", "the empirical epsilon of the selected event on the audit's runs: a point estimate, which may "
+                 "exceed the claim by chance."),
+    ("lower bound (eps_lower)", "a lower confidence bound on the mechanism's epsilon at level 1 - alpha "
+                                "(Clopper-Pearson on held-out runs); the claim is refuted only when it exceeds "
+                                "the claimed epsilon."),
+    ("eps_lower/eps", "lower bound over claimed epsilon: above 1 refutes the claim; close to 1 means the audit "
+                      "is tight (it would catch a small overclaim)."),
+    ("profile margin", "profile mode: the largest amount by which a confidence corner of the empirical "
+                       "trade-off lies beyond the declared privacy profile's boundary; > 0 refutes, < 0 is the "
+                       "slack left."),
+    ("slope [interval] vs exponent", "rate audits: the least-squares slope of log(measured) on log(axis) with "
+                                     "its bootstrap interval at the audit's level, against the exponent the "
+                                     "spec record's bound predicts (record.exponents); the verdict tests the "
+                                     "slope of measured/bound against the tolerance."),
+    ("level", "measured / reference at every grid point with one-sided limits, against a band."),
+)
 
 
 def matplotlib_available() -> bool:
@@ -34,17 +63,28 @@ def matplotlib_available() -> bool:
     return True
 
 
-def _slug(text: str) -> str:
-    return re.sub(r"[^A-Za-z0-9_.-]+", "_", text).strip("_")[:120] or "audit"
+def _num(v) -> float:
+    """A number of a result dict (non-finite floats are the strings "inf", "-inf", "nan" there)."""
+    return float(v)
+
+
+def _g(v, digits: int = 3) -> str:
+    x = _num(v)
+    return "inf" if x == math.inf else f"{x:.{digits}g}"
 
 
 @dataclass
 class _Entry:
     nodeid: str
-    marker: str | None
-    results: list = field(default_factory=list)
+    marker: str | None = None
+    spec: list = field(default_factory=list)
+    location: tuple = ("", 0)
+    results: list = field(default_factory=list)  # result dicts (to_dict())
     outcome: str | None = None
     duration: float = 0.0
+
+    def sort_key(self):
+        return (self.location[0] or self.nodeid.partition("::")[0], self.location[1], self.nodeid)
 
 
 class Report:
@@ -89,11 +129,24 @@ class Report:
             self._entries[nodeid].marker = marker
         return self._entries[nodeid]
 
+    def note(self, nodeid: str, *, marker: str | None = None, spec=(), location=None) -> None:
+        """Record a test's role (``marker``), the spec ids it audits and its ``(path, line)``."""
+        e = self._entry(nodeid, marker)
+        for record_id in spec:
+            if record_id not in e.spec:
+                e.spec.append(record_id)
+        if location is not None:
+            e.location = (str(location[0]), int(location[1] or 0))
+
     def add(self, nodeid: str, result, *, marker: str | None = None) -> None:
-        """Record a result (an object with ``to_dict()``) for test ``nodeid``."""
-        if not hasattr(result, "to_dict"):
+        """Record a result (an object with ``to_dict()``, or its dict) for test ``nodeid``."""
+        if isinstance(result, dict):
+            d = result
+        elif hasattr(result, "to_dict"):
+            d = result.to_dict()
+        else:
             raise TypeError(f"result ({type(result).__name__}) must have a to_dict() method")
-        self._entry(nodeid, marker).results.append(result)
+        self._entry(nodeid, marker).results.append(d)
 
     def outcome(self, nodeid: str, outcome: str, duration: float = 0.0, *, marker: str | None = None) -> None:
         """Set the pytest outcome of a test (and add its duration)."""
@@ -101,26 +154,70 @@ class Report:
         e.outcome = outcome
         e.duration += float(duration)
 
-    def results(self, nodeid: str) -> list:
+    def results(self, nodeid: str) -> list[dict]:
         e = self._entries.get(nodeid)
         return list(e.results) if e else []
 
     @property
     def entries(self) -> list[_Entry]:
-        return list(self._entries.values())
+        """The entries sorted by file, line and node id (the same for serial and parallel runs)."""
+        return sorted(self._entries.values(), key=_Entry.sort_key)
 
     def command(self) -> str:
         return f"pytest audits --audit-tier={self.tier} --audit-seed={self.seed}"
 
+    # ---------------------------------------------------------------------------------- verdicts
+
+    def verdicts(self) -> dict:
+        """Counts by role: correct-mechanism audits (passed / failed / other) and planted twins
+        (flagged / missed / other), with the node ids of failures and misses."""
+        out = {"correct": {"total": 0, "passed": 0, "failed": [], "other": []},
+               "planted": {"total": 0, "flagged": 0, "missed": [], "other": []},
+               "unmarked_with_results": 0}
+        for e in self.entries:
+            if e.marker == "audit":
+                v = out["correct"]
+                v["total"] += 1
+                if e.outcome == "passed":
+                    v["passed"] += 1
+                elif e.outcome == "failed":
+                    v["failed"].append(e.nodeid)
+                else:
+                    v["other"].append(f"{e.nodeid} ({e.outcome or 'not run'})")
+            elif e.marker == "planted":
+                v = out["planted"]
+                v["total"] += 1
+                if e.outcome == "passed":
+                    v["flagged"] += 1
+                elif e.outcome == "failed":
+                    v["missed"].append(e.nodeid)
+                else:
+                    v["other"].append(f"{e.nodeid} ({e.outcome or 'not run'})")
+            elif e.results:
+                out["unmarked_with_results"] += 1
+        return out
+
+    def summary_lines(self) -> list[str]:
+        """The verdict lines of the console summary and of report.md."""
+        v = self.verdicts()
+        c, p = v["correct"], v["planted"]
+        lines = [
+            f"correct-mechanism audits: {c['passed']} of {c['total']} passed"
+            + (f", {len(c['failed'])} FAILED (a false alarm or a bug: {', '.join(c['failed'])})" if c["failed"] else "")
+            + (f", {len(c['other'])} not run ({', '.join(c['other'])})" if c["other"] else "")
+            + f"; they count toward the family-wise false-alarm rate <= {self.family_alpha:g}",
+            f"planted twins: {p['flagged']} of {p['total']} flagged, as they must be"
+            + (f", {len(p['missed'])} MISSED ({', '.join(p['missed'])})" if p["missed"] else "")
+            + (f", {len(p['other'])} not run ({', '.join(p['other'])})" if p["other"] else "")
+            + " (a twin passes by being flagged: its REFUTED/FAILED results are expected)",
+        ]
+        if v["unmarked_with_results"]:
+            lines.append(f"{v['unmarked_with_results']} unmarked tests recorded results (neither audit nor planted)")
+        return lines
+
     def to_dict(self, *, plots: list[str] | None = None, plots_note: str | None = None) -> dict:
-        entries = []
-        for e in self._entries.values():
-            entries.append({
-                "nodeid": e.nodeid,
-                "marker": e.marker,
-                "outcome": e.outcome,
-                "results": [r.to_dict() for r in e.results],
-            })
+        entries = [{"nodeid": e.nodeid, "marker": e.marker, "spec": list(e.spec), "outcome": e.outcome,
+                    "results": list(e.results)} for e in self.entries]
         return {
             "seed": self.seed,
             "tier": self.tier,
@@ -128,152 +225,205 @@ class Report:
             "budget_split": self.split,
             "audits": self.audits,
             "planted": self.planted,
+            "verdicts": self.verdicts(),
             "bug_factor": self.factor,
             "power": self.power,
             "reproduce": self.command(),
             "entries": entries,
             "plots": plots or [],
             "plots_note": plots_note,
-            "timings": {e.nodeid: round(e.duration, 6) for e in self._entries.values()},
         }
 
-    # ----------------------------------------------------------------------------------------
+    def timings(self) -> dict:
+        return {e.nodeid: round(e.duration, 6) for e in self.entries}
+
+    # ----------------------------------------------------------------------------------- writing
 
     def write(self, directory) -> dict[str, Path]:
-        """Write ``report.json``, ``report.md`` and (if possible) plots into ``directory``."""
+        """Write ``report.json``, ``report.md``, ``timings.json`` and (if possible) plots into ``directory``."""
         out = Path(directory)
         out.mkdir(parents=True, exist_ok=True)
-        plots: list[str] = []
-        if matplotlib_available():
-            plots = self._plots(out)
+        data = self.to_dict()
+        figures = _plots.figures(data["entries"])
+        written: list[dict] = []
+        if not figures:
+            note = "no plots (no profile-mode privacy result, no rate result and no comparison)"
+        elif matplotlib_available():
             note = None
+            hashes: dict[str, str] = {}
+            for fig in figures:
+                path = out / fig["file"]
+                _plots.draw(fig, path)
+                digest = hashlib.sha256(path.read_bytes()).hexdigest()
+                if digest in hashes:  # identical pixels after all: keep one file
+                    path.unlink()
+                    continue
+                hashes[digest] = fig["file"]
+                written.append(fig)
         else:
             note = "matplotlib is not installed (optional 'report' extra): plots skipped"
-        data = self.to_dict(plots=plots, plots_note=note)
-        paths = {"json": out / "report.json", "md": out / "report.md"}
+        data = self.to_dict(plots=[f["file"] for f in written], plots_note=note)
+        paths = {"json": out / "report.json", "md": out / "report.md", "timings": out / "timings.json"}
         paths["json"].write_text(json.dumps(data, indent=2, sort_keys=True, allow_nan=False) + "\n")
-        paths["md"].write_text(self._markdown(data))
+        paths["timings"].write_text(json.dumps(self.timings(), indent=2, sort_keys=True) + "\n")
+        paths["md"].write_text(self.markdown(data, written))
         return paths
 
-    def _markdown(self, data: dict) -> str:
+    # ---------------------------------------------------------------------------------- markdown
+
+    def markdown(self, data: dict | None = None, figures: list[dict] | None = None) -> str:
+        """``report.md`` (``figures``: the plots written, from :func:`audits.plots.figures`)."""
+        data = self.to_dict() if data is None else data
+        figures = figures or []
+        settings = (f"tier **{self.tier}**"
+                    + (f" (run counts sized to flag noise x{self.factor:g} at power {self.power:g})"
+                       if self.factor is not None and self.power is not None else ""))
         lines = [
             "# dperm audit report",
             "",
-            f"* tier: **{self.tier}**"
-            + (f" (run counts sized to flag noise x{self.factor:g} at power {self.power:g})"
-               if self.factor is not None and self.power is not None else ""),
-            f"* seed: **{self.seed}** -- reproduce with `{self.command()}`",
-            f"* family-wise false-alarm rate: at most **{self.family_alpha:g}** over "
-            f"{self.audits} audits of correct mechanisms (Bonferroni), split into fixed shares "
-            "and slots (`audits.budget`):",
+            f"Seed **{self.seed}**, {settings}. Reproduce with `{self.command()}`.",
+            "",
+            "## Verdicts",
+            "",
+            *[f"* {line}" for line in self.summary_lines()],
+            "",
+            f"A whole run raises a false alarm with probability at most **{self.family_alpha:g}** over the "
+            f"{self.audits} correct-mechanism audits collected (Bonferroni), split into fixed shares and slots "
+            "(`audits.budget`); the planted twins run at their share's per-audit alpha:",
             "",
             "| share | fraction of the budget | share alpha | slots | audits | planted twins | alpha per audit |",
             "| --- | --- | --- | --- | --- | --- | --- |",
             *[f"| {r['share']} | {r['fraction']} | {r['share_alpha']:.4g} | {r['slots']} | {r['audits']} | "
               f"{r['planted']} | {r['per_audit_alpha']:.4g} |" for r in self.split],
             "",
-            f"* planted-bug tests: {self.planted}, each at its share's per-audit alpha",
+            "## Overview by algorithm",
             "",
-            "## Results",
+            "One row per recorded result; the spec ids come from the tests' `@pytest.mark.spec(...)` "
+            "markers (see the legend below).",
             "",
-            "| test | marker | outcome | result |",
-            "| --- | --- | --- | --- |",
         ]
-        for e in data["entries"]:
-            summaries = "<br>".join(r.get("summary", "").replace("|", "\\|") for r in e["results"]) or "-"
-            lines.append(f"| `{e['nodeid']}` | {e['marker'] or '-'} | {e['outcome'] or '-'} | {summaries} |")
-        tables = [(e["nodeid"], r) for e in data["entries"] for r in e["results"]
-                  if r.get("result_type") == "comparison"]
-        if tables:
-            lines += ["", "## Comparisons", ""]
-            for nodeid, r in tables:
-                lines += [f"`{nodeid}`: {r['quantity']} against {r['axis']} (means with "
-                          f"{100 * (1 - r['alpha']):.6g}% intervals)", "", r["table"], ""]
-                lines += [f"* {k} not run: {v}" for k, v in r.get("missing", {}).items()]
-                lines += [f"* {note}" for note in r.get("notes", [])]
+        lines += _overview(data["entries"])
+        lines += _comparisons(data["entries"])
+        lines += ["## Legend", ""]
+        lines += [f"* **{term}**: {meaning}" for term, meaning in LEGEND]
         lines += ["", "## Plots", ""]
-        if data["plots"]:
-            lines += [f"![{p}]({p})" for p in data["plots"]]
+        if figures:
+            lines += ["Privacy regions: x is P[M(D') in S] (the neighbour), y is P[M(D) in S] (the data set), "
+                      "the shaded side is what the claim forbids; blue points estimate the event probabilities, "
+                      "red points are their confidence corners (a red point in the shaded side refutes). Rate "
+                      "plots: measured means with confidence bars, the fitted slope and the theorem's exponent.",
+                      ""]
+            for fig in figures:
+                title = fig["title"].replace("\n", " ")
+                also = f" (same figure: {'; '.join(fig['same_as'])})" if fig.get("same_as") else ""
+                lines += [f"### {title}{also}", "", f"![{title}]({fig['file']})", ""]
         else:
-            lines.append(data["plots_note"] or "no plots (no profile or rate results)")
-        lines += ["", "Durations are in `report.json` under `timings`.", ""]
+            lines += [data["plots_note"] or "no plots", ""]
+        lines += ["Durations are in `timings.json`.", ""]
         return "\n".join(lines)
 
-    def _plots(self, out: Path) -> list[str]:  # pragma: no cover - needs matplotlib
-        import matplotlib
 
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-
-        names = []
-        for e in self._entries.values():
-            for i, r in enumerate(e.results):
-                d = r.to_dict()
-                fig = None
-                if d.get("result_type") == "privacy" and d.get("curve"):
-                    c = d["curve"]
-                    fig, ax = plt.subplots(figsize=(5, 5))
-                    ax.plot(c["claim_a"], c["claim_bound"], "k-", zorder=3, label="claimed bound B(a)")
-                    ax.plot(c["q_hat"], c["p_hat"], ".", ms=3, label="empirical")
-                    ax.plot(c["q_upper"], c["p_lower"], "r.", ms=3, label="band corner")
-                    ax.set_xlabel(f"P[{'neighbour' if c['direction'] == 'dataset' else 'dataset'} in S]")
-                    ax.set_ylabel(f"P[{c['direction']} in S]")
-                    ax.set_title(d.get("mechanism") or "trade-off")
-                    ax.legend(loc="lower right", fontsize=8)
-                elif d.get("result_type") == "rate":
-                    axes = list(d["slopes"])
-                    fig, axs = plt.subplots(1, len(axes), figsize=(4 * len(axes), 3.5), squeeze=False)
-                    for ax, axis in zip(axs[0], axes):
-                        pts = [p for p in d["points"] if p["axis"] == axis]
-                        x = [p["value"] for p in pts]
-                        y = [p["mean"] for p in pts]
-                        ax.loglog(x, y, "o", label="measured mean")
-                        slope = d["slopes"][axis]
-                        gx = math.exp(sum(math.log(v) for v in x) / len(x))
-                        gy = math.exp(sum(math.log(v) for v in y) / len(y))
-                        fit = [gy * (v / gx) ** slope for v in x]
-                        ax.loglog(x, fit, "-", label=f"fit slope {slope:.2f}")
-                        exp = d["expected"][axis]
-                        ax.loglog(x, [gy * (v / gx) ** exp for v in x], "--", label=f"expected {exp:.2f}")
-                        ax.set_xlabel(axis)
-                        ax.legend(fontsize=8)
-                elif d.get("result_type") == "comparison":
-                    fig = _comparison_figure(plt, d)
-                if fig is not None:
-                    name = f"{_slug(e.nodeid)}-{i}.png"
-                    fig.tight_layout()
-                    fig.savefig(out / name, dpi=80)
-                    plt.close(fig)
-                    names.append(name)
-        return names
+_ALGORITHM = re.compile(r"^[a-z0-9]+\.alg_\d+$")
 
 
-def _axis_positions(values):
-    """x positions for an axis that may contain ``inf`` (placed at twice the largest finite value)."""
-    finite = [float(v) for v in values if v not in ("inf", float("inf"))]
-    top = 2.0 * max(finite) if finite else 1.0
-    xs = [top if v in ("inf", float("inf")) else float(v) for v in values]
-    labels = ["inf" if v in ("inf", float("inf")) else f"{float(v):g}" for v in values]
-    return xs, labels
+def _group(entry: dict) -> str:
+    """An entry's overview group: its algorithm record id, else its first spec id."""
+    ids = entry.get("spec") or []
+    for record_id in ids:
+        if _ALGORITHM.match(record_id):
+            return record_id
+    return ids[0] if ids else ""
 
 
-def _comparison_figure(plt, d):  # pragma: no cover - needs matplotlib
-    """One line per method (means with their intervals) and per reference line, against the axis."""
-    xs, labels = _axis_positions(d["values"])
-    fig, ax = plt.subplots(figsize=(6, 4))
-    for name, s in d["series"].items():
-        low = [m - lo for m, lo in zip(s["mean"], s["ci_low"])]
-        high = [hi - m for m, hi in zip(s["mean"], s["ci_high"])]
-        ax.errorbar(xs, s["mean"], yerr=[low, high], marker="o", capsize=3, label=name)
-    for name, ys in d.get("reference_lines", {}).items():
-        ax.plot(xs, ys, "--", label=name)
-    ax.set_yscale("log")
-    ax.set_xscale("log")
-    ax.set_xticks(xs)
-    ax.set_xticklabels(labels)
-    ax.xaxis.set_minor_formatter(plt.NullFormatter())
-    ax.set_xlabel(d["axis"])
-    ax.set_ylabel(d["quantity"])
-    ax.set_title(d.get("name") or "comparison")
-    ax.legend(fontsize=7)
-    return fig
+def _record_title(record_id: str) -> str:
+    try:
+        import spec
+
+        record = spec.get(record_id)
+    except (ImportError, KeyError):
+        return ""
+    return str(record.citation)
+
+
+def _cell(text: str) -> str:
+    return str(text).replace("|", "\\|").replace("\n", " ")
+
+
+def _describe(d: dict) -> tuple[str, str, str]:
+    """(kind, numbers, verdict) of one result dict."""
+    kind = d.get("result_type")
+    if kind == "privacy":
+        eps, lower = _num(d["epsilon"]), _num(d["epsilon_lower"])
+        mode = "profile" if d.get("mode") == "profile" else "point"
+        ratio = "-" if eps == 0 else f"{lower / eps:.2f}"
+        numbers = (f"eps_lower/eps = {_g(lower)}/{eps:g} = {ratio}; estimate {_g(d['epsilon_estimate'])}"
+                   + (f"; profile margin {_num(d['profile_margin']):+.2g}" if d.get("profile_margin") is not None
+                      else "")
+                   + f"; {d['runs']} runs/dataset at alpha {_num(d['alpha']):.3g}")
+        what = f"privacy, {mode} mode, ({eps:g}, {_num(d['delta']):g})-DP: {d.get('statistic') or 'output'}"
+        return what, numbers, "REFUTED" if d.get("violated") else "not refuted"
+    if kind == "rate":
+        parts = [f"{axis} {_num(d['slopes'][axis]):+.2f} [{_num(d['intervals'][axis][0]):+.2f}, "
+                 f"{_num(d['intervals'][axis][1]):+.2f}] vs {_num(d['expected'][axis]):+g}" for axis in d["slopes"]]
+        what = f"rate, {d.get('kind')} bound: {d.get('name') or ''}"
+        verdict = "passed" if d.get("passed") else f"FAILED ({', '.join(d.get('failed_axes') or [])})"
+        return what, "; ".join(parts) + f" (tolerance {d['tolerance']:g} on measured/bound)", verdict
+    if kind == "level":
+        ratios = [_num(p["ratio"]) for p in d["points"]]
+        band = f"[{_num(d['low']):.3g}, {_num(d['high']):.3g}]"
+        what = f"level: measured / {d.get('reference_name') or 'reference'}"
+        numbers = f"ratio {min(ratios):.3g} to {max(ratios):.3g} over {len(ratios)} points, band {band}"
+        return what, numbers, "passed" if d.get("passed") else "FAILED"
+    if kind == "comparison":
+        what = f"comparison: {d['quantity']} against {d['axis']}"
+        return what, "table under Comparisons", "passed" if d.get("passed") else "-"
+    return str(kind), d.get("summary", ""), "-"
+
+
+def _comparisons(entries: list[dict]) -> list[str]:
+    """The tables of comparison results (:mod:`audits.comparison`), with the methods not run."""
+    tables = [(e["nodeid"], r) for e in entries for r in e["results"] if r.get("result_type") == "comparison"]
+    if not tables:
+        return []
+    lines = ["## Comparisons", ""]
+    for nodeid, r in tables:
+        lines += [f"`{_plots.short_name(nodeid)}`: {r['quantity']} against {r['axis']} (means with "
+                  f"{100 * (1 - r['alpha']):.6g}% intervals)", "", r["table"], ""]
+        lines += [f"* {k} not run: {v}" for k, v in r.get("missing", {}).items()]
+        lines += [f"* {note}" for note in r.get("notes", [])]
+        lines.append("")
+    return lines
+
+
+def _overview(entries: list[dict]) -> list[str]:
+    groups: dict[str, list[dict]] = {}
+    for e in entries:
+        if e["results"] or e["marker"]:
+            groups.setdefault(_group(e), []).append(e)
+    lines = []
+    for name in sorted(groups, key=lambda g: (g == "", g)):
+        members = groups[name]
+        ids = []
+        for e in members:
+            ids += [i for i in e.get("spec") or [] if i not in ids]
+        if name:
+            title = _record_title(name)
+            lines += [f"### {name}" + (f" ({title})" if title else ""), "", f"spec ids: {', '.join(ids)}", ""]
+        else:
+            lines += ["### tests without a spec marker", ""]
+        lines += ["| test | role | audit | numbers | verdict | test outcome |", "| --- | --- | --- | --- | --- | --- |"]
+        for e in members:
+            role = {"audit": "correct", "planted": "twin"}.get(e["marker"], "-")
+            test = f"`{_plots.short_name(e['nodeid'])}`"
+            if not e["results"]:
+                lines.append(f"| {test} | {role} | - | no result recorded | - | {e['outcome'] or '-'} |")
+            for d in e["results"]:
+                what, numbers, verdict = _describe(d)
+                if role == "twin" and verdict in ("REFUTED",) or (role == "twin" and verdict.startswith("FAILED")):
+                    verdict += " (flagged, expected)"
+                elif role == "correct" and (verdict == "REFUTED" or verdict.startswith("FAILED")):
+                    verdict += " (false alarm?)"
+                lines.append(f"| {test} | {role} | {_cell(what)} | {_cell(numbers)} | {verdict} | "
+                             f"{e['outcome'] or '-'} |")
+        lines.append("")
+    return lines

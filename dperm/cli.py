@@ -18,6 +18,13 @@ Verbs
     --sampling poisson|without-replacement``, of T subsampled steps.
 ``dperm epsilon RECORD_ID --NAME VALUE ...``
     Run a record's accountant (``PrivacyClaim.accountant``); ``dperm epsilon --list``.
+``dperm run ALGORITHM DATA --loss NAME K=V ... --domain NAME K=V ... --PARAMETER VALUE ... [--vector OUT]``
+    Run any reference algorithm (``reference.<paper>.ALGORITHMS``) on your data: the spec ids,
+    calibration, seed and output; ``--vector`` writes a known-answer vector with the recorded
+    noise tape (:mod:`dperm.run`). ``dperm run --list``; ``dperm run ALGORITHM --help``.
+``dperm vectors list`` / ``dperm vectors check FILE --outputs MINE.json``
+    The committed known-answer vectors; compare your outputs with a vector under its tolerance
+    (:mod:`dperm.vectors_cli`).
 ``dperm audit MODULE:MECHANISM --pair MODULE:PAIR --epsilon E ...``
     Audit a mechanism defined in a module or a file (see ``dperm audit --help``).
 
@@ -30,8 +37,13 @@ This interface is stable (external checks rely on it):
   ``"neighbouring"`` (the relation under which ``--sensitivity`` is meant) and ``"warnings"``.
 * Exit status 0 on success, 2 on bad arguments with a one-line ``dperm: error: ...`` on stderr
   (an assumption that fails at the given values is such an error: it names the assumption and
-  the values). ``dperm audit`` also exits 1 when the claim is refuted and 3 when the audited code
-  itself raises (the traceback is printed).
+  the values; a value is quoted as ``NAME (VALUE) must ...``). ``dperm vectors check`` exits 1
+  on a mismatch. ``dperm audit`` also exits 1 when the claim is refuted and 3 when the audited
+  code itself raises.
+* Every verb but ``audit`` (:mod:`audits.command`) writes ``--json`` output the same way: strict
+  JSON indented by 2.
+* ``dperm --help`` imports nothing heavy (no spec registry, no numpy): a verb's options are
+  built only when that verb is used.
 * A :class:`~spec.errors.PrivacyLeakWarning` (e.g. ``--method zhang17`` at a large epsilon,
   where the paper's formula is not (epsilon, delta)-DP) is printed as one line
   ``dperm: warning: ...`` on stderr and listed in the JSON ``"warnings"``; the exit status stays
@@ -55,7 +67,17 @@ from dperm.arguments import add_canonical_options, canonical_values, option, par
 
 __all__ = ["main", "build_parser"]
 
-_VERBS = ("spec", "calibrate", "epsilon", "audit")
+_VERBS = ("spec", "calibrate", "epsilon", "run", "vectors", "audit")
+
+#: One line per verb for ``dperm --help`` (the verb's options are built only when it is used).
+_VERB_HELP = {
+    "spec": "list spec records, print one, or evaluate its formulas",
+    "calibrate": "calibrate noise: the Gaussian mechanism or any record with a calibration",
+    "epsilon": "certified epsilon: Gaussian noise (composed, subsampled) or a record's accountant",
+    "run": "run a reference algorithm on your data (CSV or .npy); --vector writes a known-answer vector",
+    "vectors": "list the known-answer vectors, or check your outputs against one",
+    "audit": "audit a mechanism on a neighbouring pair",
+}
 
 #: ``neighbouring`` of an unsampled Gaussian: the guarantee holds for whichever relation the
 #: given sensitivity bounds the l2 change under (records rdp.gaussian, gaussian.analytic).
@@ -67,6 +89,25 @@ _EXIT_HELP = (
     "requested formula's value, flagged as not (epsilon, delta)-DP. 2: bad arguments, or an "
     "assumption that fails at the given values (one line 'dperm: error: ...' on stderr). With "
     "--json, a quantity that is +infinity is written as null and its key listed in 'infinite'."
+)
+
+#: ``dperm --help``: every verb's exit statuses in one place.
+_TOP_EXIT_HELP = (
+    "Exit status: 0 on success; 1: dperm audit refuted the claim, or dperm vectors check found a "
+    "mismatch; 2: bad arguments, or an assumption that fails at the given values (one line "
+    "'dperm: error: ...' on stderr); 3: dperm audit: the audited code itself failed. Warnings are "
+    "lines 'dperm: warning: ...' on stderr and do not change the status. 'dperm VERB --help' gives "
+    "a verb's options and details."
+)
+_VECTORS_EXIT_HELP = (
+    "Exit status: 0: the listing, or every value matches; 1: dperm vectors check found a mismatch "
+    "(the first is printed with its field, index, your value, the vector's and the allowed "
+    "difference); 2: bad arguments or unreadable files (one line 'dperm: error: ...' on stderr)."
+)
+_AUDIT_EXIT_HELP = (
+    "Exit status: 0: the claim is not refuted; 1: it is refuted; 2: bad arguments or invalid "
+    "values (one line on stderr); 3: the audited code itself failed (its traceback or cause on "
+    "stderr), never mistaken for bad arguments nor for a refuted claim."
 )
 
 _TARGET_HELP = (
@@ -102,13 +143,35 @@ _GAUSSIAN_TAKES = {
 _PARAMETERS_TITLE = "parameters (canonical names of spec.vocabulary; --list shows which a target takes)"
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(verbs=None, *, algorithm: str | None = None) -> argparse.ArgumentParser:
+    """The ``dperm`` parser. ``verbs``: the verbs whose options to build (default all; ``()`` for
+    none, which is all ``dperm --help`` needs); ``algorithm``: ``dperm run``'s algorithm, whose
+    parameters become options."""
+    verbs = _VERBS if verbs is None else tuple(verbs)
     parser = _Parser(prog="dperm", description="dperm: executable reference for DP-ERM",
-                     epilog=_EXIT_HELP)
+                     epilog=_TOP_EXIT_HELP)
     parser.add_argument("--version", action="store_true", help="print the version and exit")
     sub = parser.add_subparsers(dest="verb", parser_class=_Parser)
+    for verb in _VERBS:
+        if verb not in verbs:
+            sub.add_parser(verb, help=_VERB_HELP[verb], add_help=False)
+        elif verb == "run":
+            _run_arguments(sub.add_parser(verb, help=_VERB_HELP[verb], epilog=_RUN_EPILOG), algorithm)
+        elif verb in ("calibrate", "epsilon"):  # their parsers carry a usage line of their own
+            (_calibrate_arguments if verb == "calibrate" else _epsilon_arguments)(sub)
+        else:
+            builder = {"spec": _spec_arguments, "vectors": _vectors_arguments, "audit": _audit_arguments}[verb]
+            epilog = {"vectors": _VECTORS_EXIT_HELP, "audit": _AUDIT_EXIT_HELP}.get(verb, _EXIT_HELP)
+            builder(sub.add_parser(verb, help=_VERB_HELP[verb], epilog=epilog))
+    return parser
 
-    p = sub.add_parser("spec", help="list spec records, print one, or evaluate its formulas", epilog=_EXIT_HELP)
+
+_RUN_EPILOG = ("ALGORITHM's own parameters are options too (dperm run ALGORITHM --help lists them with their "
+               "meanings). Exit status: 0 on success; 2: bad arguments, data outside the loss's declared bounds, "
+               "or an assumption that fails (one line 'dperm: error: ...').")
+
+
+def _spec_arguments(p) -> None:
     p.add_argument("id", nargs="?", help="record id, e.g. gaussian.analytic (omit it to list every record)")
     p.add_argument("--latex", action="store_true", help="print the record as LaTeX")
     p.add_argument("--eval", nargs="+", metavar="NAME=VALUE", dest="assignments", default=None,
@@ -119,9 +182,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--no-check", action="store_true",
                    help="with --eval: evaluate even where an assumption fails (to see where a calibration "
                         "stops holding, as the records' flags do); the failing assumptions are listed")
-    p.add_argument("--json", action="store_true", help="machine-readable output")
+    p.add_argument("--json", action="store_true", help="machine-readable output (strict JSON, indented by 2)")
 
-    p = sub.add_parser("calibrate", help="calibrate noise: the Gaussian mechanism or any record with a calibration",
+
+def _calibrate_arguments(sub) -> None:
+    p = sub.add_parser("calibrate", help=_VERB_HELP["calibrate"],
                        usage="dperm calibrate [-h] [--list] [TARGET] [--calibration NAME] [--method M] [--json] "
                              "[--NAME VALUE ...]",
                        epilog=f"{_TARGET_HELP} {_EXIT_HELP}")
@@ -134,11 +199,12 @@ def build_parser() -> argparse.ArgumentParser:
                    help="gaussian: classic: sqrt(2 ln(1.25/delta)) S/eps (eps < 1); analytic: minimal sigma "
                         "under the exact profile (default); zhang17: sqrt(2 ln(2/delta)) S/eps, the "
                         "paper's formula (warns where it is not (eps, delta)-DP); zcdp: via rho*(eps, delta)")
-    p.add_argument("--json", action="store_true", help="machine-readable output")
+    p.add_argument("--json", action="store_true", help="machine-readable output (strict JSON, indented by 2)")
     add_canonical_options(p, title=_PARAMETERS_TITLE, notes=_CALIBRATE_NOTES)
 
-    p = sub.add_parser("epsilon", help="certified epsilon: Gaussian noise (composed, subsampled) or a record's "
-                       "accountant",
+
+def _epsilon_arguments(sub) -> None:
+    p = sub.add_parser("epsilon", help=_VERB_HELP["epsilon"],
                        usage="dperm epsilon [-h] [--list] [TARGET] [--sampling S] [--accountant A] [--json] "
                              "[--NAME VALUE ...]",
                        epilog=f"{_TARGET_HELP} {_EXIT_HELP}")
@@ -152,14 +218,26 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--accountant", choices=["exact", "zcdp", "rdp"], default=None,
                    help="gaussian: exact: the composed Gaussian's exact profile (no sampling; default "
                         "without sampling); rdp: Renyi DP (default with sampling); zcdp")
-    p.add_argument("--json", action="store_true", help="machine-readable output")
+    p.add_argument("--json", action="store_true", help="machine-readable output (strict JSON, indented by 2)")
     add_canonical_options(p, title=_PARAMETERS_TITLE, notes=_EPSILON_NOTES)
 
-    p = sub.add_parser("audit", help="audit a mechanism on a neighbouring pair")
+
+def _run_arguments(p, algorithm) -> None:
+    from dperm import run as run_verb
+
+    run_verb.add_arguments(p, algorithm)
+
+
+def _vectors_arguments(p) -> None:
+    from dperm import vectors_cli
+
+    vectors_cli.add_arguments(p, _Parser)
+
+
+def _audit_arguments(p) -> None:
     from audits import command as audit_command
 
     audit_command.add_arguments(p)
-    return parser
 
 
 def _value_options(parser: argparse.ArgumentParser) -> set[str]:
@@ -396,12 +474,21 @@ def _strict_json(out: dict) -> dict:
 
 
 def _run_verb(args):
-    """(output, one-line PrivacyLeakWarning messages) of a spec/calibrate/epsilon verb."""
+    """(output, exit status, one-line PrivacyLeakWarning messages) of every verb but audit."""
     from spec.errors import PrivacyLeakWarning
 
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", PrivacyLeakWarning)
-        out = {"spec": _spec, "calibrate": _calibrate, "epsilon": _epsilon}[args.verb](args)
+        if args.verb == "run":
+            from dperm import run as run_verb
+
+            out, status = run_verb.execute(args)
+        elif args.verb == "vectors":
+            from dperm import vectors_cli
+
+            out, status = vectors_cli.execute(args)
+        else:
+            out, status = {"spec": _spec, "calibrate": _calibrate, "epsilon": _epsilon}[args.verb](args), 0
     leaks = []
     for w in caught:
         if issubclass(w.category, PrivacyLeakWarning):
@@ -409,7 +496,22 @@ def _run_verb(args):
             leaks.append(str(w.message).splitlines()[0].replace("use spec.gaussian.analytic_sigma", "use --method analytic"))
         else:  # not ours to reformat: hand it back to the warnings machinery
             warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
-    return out, leaks
+    return out, status, leaks
+
+
+def _verb_in(argv: list[str]) -> str | None:
+    """The verb of a command line: its first word that does not start with '-'."""
+    for token in argv:
+        if not token.startswith("-"):
+            return token if token in _VERBS else None
+    return None
+
+
+def _is_parameter_error(err: Exception) -> bool:
+    """Whether ``err`` is the library's validation of a value (spec.errors.ParameterError), without
+    importing spec on the paths that never raise one (``dperm --help``)."""
+    errors = sys.modules.get("spec.errors")
+    return errors is not None and isinstance(err, errors.ParameterError)
 
 
 def _quiet_broken_pipe() -> None:
@@ -438,11 +540,15 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _main(argv: list[str] | None) -> int:
-    from spec.errors import ParameterError
-
-    parser = build_parser()
     argv = sys.argv[1:] if argv is None else list(argv)
+    verb = _verb_in(argv)
     try:
+        algorithm = None
+        if verb == "run":
+            from dperm import run as run_verb
+
+            algorithm = run_verb.algorithm_in(argv)
+        parser = build_parser(() if verb is None else (verb,), algorithm=algorithm)
         args = parser.parse_args(_join_signed_values(argv, _value_options(parser)))
         if args.version:
             from dperm import __version__
@@ -455,11 +561,15 @@ def _main(argv: list[str] | None) -> int:
             from audits import command as audit_command
 
             return audit_command.run(args)
-        out, leaks = _run_verb(args)
+        out, status, leaks = _run_verb(args)
     except _UsageError as err:
         print(f"dperm: error: {err}", file=sys.stderr)
         return 2
-    except ParameterError as err:  # the library's validation of the given values
+    except (ValueError, TypeError) as err:
+        if not (_is_parameter_error(err) or isinstance(err, TypeError) and verb == "run"):
+            raise
+        # the library's validation of the given values (a TypeError: a value of the wrong type
+        # reached a reference algorithm through dperm run)
         print(f"dperm: error: {str(err).splitlines()[0]}", file=sys.stderr)
         return 2
     for message in leaks:
@@ -467,10 +577,10 @@ def _main(argv: list[str] | None) -> int:
     if isinstance(out, str):
         print(out)
     else:
-        if isinstance(out, dict) and args.verb in ("calibrate", "epsilon"):
-            out = {**_strict_json(out), "warnings": leaks}
+        if isinstance(out, dict) and args.verb in ("calibrate", "epsilon", "run"):
+            out = {**(_strict_json(out) if args.verb != "run" else out), "warnings": leaks}
         print(json.dumps(out, indent=2, allow_nan=False))
-    return 0
+    return status
 
 
 if __name__ == "__main__":  # pragma: no cover

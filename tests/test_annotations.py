@@ -71,6 +71,7 @@ ANNOTATED = (
     "spec/zhang17/symbols.py",
     "spec/zhang17/table.py",
     "reference/__init__.py",
+    "reference/algorithms.py",
     "reference/arrays.py",
     "reference/problem.py",
     "reference/proximal.py",
@@ -122,6 +123,8 @@ ANNOTATED = (
     "reference/zhang17/output_perturbation.py",
     "reference/zhang17/random_round_sgd.py",
     "reference/zhang17/vectors.py",
+    "reference/vectors/check.py",
+    "reference/vectors/from_run.py",
 )
 
 #: The one spelling of each shared parameter type (parameter name -> accepted annotations).

@@ -25,12 +25,12 @@ def test_two_setup_commands():
     audit_cmd, test_cmd = commands
     assert audit_cmd.endswith("pytest audits")
     assert "pip install -e '.[test]'" in audit_cmd and "pip install -e '.[test]'" in test_cmd
-    assert test_cmd.endswith("pytest tests audits")
+    assert test_cmd.endswith("pytest tests audits -n 2")  # both cores (pytest-xdist, in the test extra)
 
 
 def test_ci_runs_the_readme_test_command():
     block = re.search(r"<!-- ci:test-command -->\n```sh\n(.*)\n```\n<!-- /ci:test-command -->", README.read_text())
-    assert block and block.group(1).endswith("pytest tests audits")
+    assert block and block.group(1).endswith("pytest tests audits -n 2")
     assert "ci:test-command" in (ROOT / ".ci" / "run").read_text()
 
 
@@ -39,7 +39,7 @@ def test_python_quick_start_runs():
     import doctest
 
     result = doctest.testfile(str(README), module_relative=False)
-    assert result.attempted >= 4 and result.failed == 0
+    assert result.attempted >= 16 and result.failed == 0
 
 
 def _console_examples():
@@ -70,4 +70,23 @@ def test_console_examples_print_what_they_show(capsys, argv, shown):
 
 def test_the_readme_documents_the_record_verbs():
     verbs = {tuple(argv[1:2]) + (("--eval",) if "--eval" in argv else ()) for argv, _ in _console_examples()}
-    assert {("spec", "--eval"), ("calibrate",), ("epsilon",)} <= verbs
+    assert {("spec", "--eval"), ("calibrate",), ("epsilon",), ("vectors",)} <= verbs
+    text = README.read_text()
+    for verb in ("dperm run ", "dperm vectors check ", "dperm calibrate ", "dperm epsilon ", "dperm spec "):
+        assert verb in text, verb
+
+
+def test_the_readme_states_the_default_audit_seed():
+    from audits.plugin import DEFAULT_SEED
+
+    assert f"fixed default seed {DEFAULT_SEED}" in README.read_text()
+
+
+def test_pyproject_test_extra_has_xdist():
+    try:
+        import tomllib
+    except ImportError:  # pragma: no cover - Python 3.10
+        pytest.skip("tomllib needs Python 3.11")
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    assert any(dep.startswith("pytest-xdist") for dep in project["optional-dependencies"]["test"])
+    assert not any(dep.startswith("pytest-xdist") for dep in project["dependencies"])

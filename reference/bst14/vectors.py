@@ -17,7 +17,8 @@ from reference.tape import NoiseTape, Recorder, Replay
 from reference.vectors.build import build_domain, build_loss
 from spec import bst14 as _spec
 
-__all__ = ["CASES", "SPEC_IDS", "TOL_ALG1", "TOL_OUTPERT", "compute", "record", "build_vector"]
+__all__ = ["CASES", "SPEC_IDS", "TOL_ALG1", "TOL_OUTPERT", "compute", "record", "build_vector", "tolerance",
+           "learning_rates_50_digits", "margins"]
 
 _SUBGRADIENT_LOSSES = {"Hinge"}
 
@@ -32,6 +33,11 @@ TOL_ALG1 = {"absolute": 1e-9, "relative": 0.0,
 TOL_OUTPERT = {"absolute": 1e-7, "relative": 0.0,
                "justification": "theta* comes from the replayer's own solver (certified to ~1e-10 here); "
                                 "the noise and projection add a few ulps"}
+
+
+#: Steps the Algorithm 1 tolerance is justified for; longer runs (``dperm run`` on your data) get
+#: the same allowance per step (:func:`tolerance`).
+TOL_ALG1_STEPS = 35
 
 
 def _s3(v):
@@ -51,6 +57,16 @@ CASES = (
          domain={"name": "Box", "parameters": {"lower": [-0.5, -0.5, -0.5], "upper": [0.5, 0.5, 0.5]}},
          parameters={"epsilon": 2.0, "delta": 1e-2, "schedule": "lipschitz", "calibration": "printed", "runs": 1},
          theta_1=[[0.25, -0.25, 0.0]]),
+    # The subgradient convention at the kink: at theta_1 = (2, 0, 0) every record has margin
+    # y <theta_1, x> = y (2 x_1) = 1 exactly (products of 2, +-0.5 and 0 are exact in any order),
+    # so step 1 evaluates the hinge at its kink whichever record is drawn (subgradient 0, README
+    # step 6); the later margins fall on both sides of 1 and never on it (checked by the tests).
+    dict(id="bst14-alg1-hinge-ball-kink", algorithm="bst14 Alg.1", seed=106,
+         data=[[0.5, 0.6, 0.0, 1.0], [-0.5, 0.0, 0.8, -1.0], [0.5, -0.3, -0.6, 1.0], [-0.5, 0.4, -0.4, -1.0]],
+         loss={"name": "Hinge", "bounds": {"feature_norm": 1.0}},
+         domain={"name": "L2Ball", "parameters": {"radius": 2.0, "dim": 3}},
+         parameters={"epsilon": 4.0, "delta": 1e-2, "schedule": "lipschitz", "calibration": "printed", "runs": 1},
+         theta_1=[[2.0, 0.0, 0.0]]),
     dict(id="bst14-alg1-logistic-ball-lipschitz", algorithm="bst14 Alg.1", seed=103,
          data=[[0.6, 0.0, 1.0], [0.0, 0.8, -1.0], [0.3, 0.4, 1.0], [-0.6, 0.8, -1.0], [0.0, -1.0, 1.0]],
          loss={"name": "Logistic", "bounds": {"feature_norm": 1.0}},
@@ -98,6 +114,65 @@ def _tolist(a):
     return np.asarray(a, dtype=np.float64).tolist()
 
 
+def learning_rates_50_digits(schedule: str, *, steps: int, **values: float) -> list[float]:
+    """``eta(1), ..., eta(steps)`` of ``bst14.thm_II_4``, each a 50-digit evaluation rounded once to
+    the nearest double (``record.evaluate``), as the README states for derived values.
+
+    The reference's own iteration evaluates the same expression in double precision
+    (:func:`reference.bst14.noisy_sgd.learning_rates`, within 2 ulps of these); the assumptions
+    are checked once, at step 1.
+    """
+    name = "eta_lipschitz_sigma" if schedule == "lipschitz" else "eta_strongly_convex"
+    record = _spec.THM_II_4
+    first = record.evaluate(name, step=1, **values)
+    return [first] + [record.evaluate(name, check=False, step=t, **values) for t in range(2, steps + 1)]
+
+
+def margins(vector: dict) -> list[float]:
+    """Hinge and Logistic vectors of Algorithm 1, one run: the margin ``y <theta_t, x_i>`` of the record
+    sampled at each step ``t = 1..T`` (``theta_t`` before the step: ``inputs.theta_1``, then the
+    iterates ``theta_{t}``), computed from the vector's own tape and checkpoint-free replay."""
+    inputs = vector["inputs"]
+    data = np.asarray(inputs["data"], dtype=np.float64)
+    res = bst14.noise_gd(
+        data, loss=build_loss(inputs["loss"]), domain=build_domain(inputs["domain"]),
+        epsilon=vector["parameters"]["epsilon"], delta=vector["parameters"]["delta"],
+        schedule=vector["parameters"]["schedule"], calibration=vector["parameters"]["calibration"],
+        runs=vector["parameters"]["runs"], theta_1=inputs["theta_1"],
+        noise=Replay(NoiseTape.from_dict(vector["tape"])), transcript=True,
+    )
+    before = np.concatenate([res.theta_1[None], res.transcript["theta"][:-1]])  # theta_t, t = 1..T
+    index = [e["values"] for e in vector["tape"]["entries"] if e["label"] == noisy_sgd.LABEL_INDEX]
+    out = []
+    for t, picks in enumerate(index):
+        i = picks[0]
+        x, y = data[i, :-1], data[i, -1]
+        out.append(float(y * (before[t, 0] @ x)))
+    return out
+
+
+def tolerance(vector: dict) -> dict:
+    """The comparison tolerance of a vector (cases and ``dperm run`` vectors alike).
+
+    Algorithm 1: :data:`TOL_ALG1` for up to :data:`TOL_ALG1_STEPS` steps on iterates of norm <= 2;
+    a longer run or a larger domain gets the same allowance per step and per unit of norm
+    (rounding differences add up over the steps, the projection does not amplify them).
+    Algorithms 3-4: :data:`TOL_OUTPERT` (the replayer's own solver dominates).
+    """
+    if vector["algorithm"] != "bst14 Alg.1":
+        return dict(TOL_OUTPERT)
+    n = len(vector["inputs"]["data"])
+    steps = int(_spec.THM_II_4.evaluate("iterates", n=n)) - 1
+    scale = max(1.0, build_domain(vector["inputs"]["domain"]).max_norm / 2)
+    factor = max(1.0, steps / TOL_ALG1_STEPS) * scale
+    if factor == 1.0:
+        return dict(TOL_ALG1)
+    return {"absolute": TOL_ALG1["absolute"] * factor, "relative": 0.0,
+            "justification": f"{steps} steps of O({2 * scale:g}) double arithmetic: the allowance of 1e-9 per "
+                             f"{TOL_ALG1_STEPS} steps on iterates of norm <= 2, scaled to {steps} steps and norm "
+                             f"<= {2 * scale:g}; the projection is 1-Lipschitz"}
+
+
 def compute(vector: dict, tape: NoiseTape) -> dict:
     """Run the reference on a vector's inputs with ``tape``; returns derived, checkpoints, output, flags."""
     inputs, prm = vector["inputs"], vector["parameters"]
@@ -121,13 +196,21 @@ def compute(vector: dict, tape: NoiseTape) -> dict:
             flags.append("projection-active")
         if inputs["loss"]["name"] in _SUBGRADIENT_LOSSES:
             flags.append("subgradient")
+            if prm["runs"] == 1 and 1.0 in margins({**vector, "tape": tape.to_dict()}):
+                flags.append("kink")
         picks = sorted({1, 2, steps // 2, steps})
         constants = loss.constants
+        if prm["schedule"] == "lipschitz":
+            rates = learning_rates_50_digits("lipschitz", steps=steps, n=int(data.shape[0]), lipschitz=constants.lipschitz,
+                                             dimension=int(domain.dim), diameter=domain.diameter, sigma=res.sigma)
+        else:
+            rates = learning_rates_50_digits("strongly_convex", steps=steps, n=int(data.shape[0]),
+                                             strong_convexity=constants.strong_convexity)
         return {
             "derived": {
                 "n": int(data.shape[0]), "p": int(domain.dim), "lipschitz": constants.lipschitz,
                 "strong_convexity": constants.strong_convexity, "diameter": domain.diameter,
-                "sigma": res.sigma, "steps": steps, "learning_rates": res.learning_rates.tolist(),
+                "sigma": res.sigma, "steps": steps, "learning_rates": rates,
             },
             "checkpoints": [{"step": t, "iterate": f"theta_{t + 1}", "theta": _tolist(thetas[t - 1])} for t in picks],
             "output": {"theta": _tolist(res.theta)},
@@ -207,8 +290,8 @@ def build_vector(case: dict, tape: NoiseTape | None) -> dict:
     vector = {
         "id": case["id"], "algorithm": case["algorithm"], "spec": SPEC_IDS[case["algorithm"]],
         "inputs": inputs, "parameters": case["parameters"],
-        "tolerance": TOL_ALG1 if case["algorithm"] == "bst14 Alg.1" else TOL_OUTPERT,
     }
+    vector["tolerance"] = tolerance(vector)
     if tape is None:
         tape = record(vector, case["seed"])
     vector["tape"] = tape.to_dict()

@@ -36,3 +36,56 @@ def build_domain(spec: dict) -> _domains.Domain:
     if name not in _domains.__all__ or not isinstance(getattr(_domains, name), type):
         raise ValueError(f"domain name ({name!r}) must be a class of reference.domains")
     return getattr(_domains, name)(**spec["parameters"])
+
+
+def _attributes(obj, names) -> dict:
+    out = {}
+    for name in names:
+        value = getattr(obj, name, None)
+        if hasattr(value, "tolist"):  # numpy arrays and scalars
+            value = value.tolist()
+        out[name] = value
+    return out
+
+
+def describe(obj: object) -> dict:
+    """``{"name": class name, "parameters": {keyword: value}}`` that rebuilds ``obj``.
+
+    The keywords are the class constructor's, read back from the attributes of the same name;
+    keywords left at their defaults are omitted. Raises ValueError when ``obj`` cannot be rebuilt
+    that way (a constructor argument that is not stored, or not a number or a list of numbers).
+
+    >>> from reference.domains import L2Ball
+    >>> describe(L2Ball(radius=1.0, dim=2))
+    {'name': 'L2Ball', 'parameters': {'radius': 1.0, 'dim': 2}}
+    """
+    import inspect
+
+    cls = type(obj)
+    try:
+        signature = inspect.signature(cls)
+    except (TypeError, ValueError):
+        raise ValueError(f"{cls.__name__} has no introspectable constructor") from None
+    keywords = [p for p in signature.parameters.values() if p.kind is p.KEYWORD_ONLY]
+    if any(p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD, p.VAR_POSITIONAL)
+           for p in signature.parameters.values()):
+        raise ValueError(f"{cls.__name__} takes positional arguments: it cannot be written as name and keywords")
+    names = [p.name for p in keywords]
+    target = _attributes(obj, names)
+    parameters = dict(target)
+    for p in keywords:  # drop what the default reproduces
+        if p.default is inspect.Parameter.empty:
+            continue
+        trial = {k: v for k, v in parameters.items() if k != p.name}
+        try:
+            if _attributes(cls(**trial), names) == target:
+                parameters = trial
+        except (TypeError, ValueError):
+            pass
+    try:
+        rebuilt = _attributes(cls(**parameters), names)
+    except (TypeError, ValueError) as err:
+        raise ValueError(f"{cls.__name__} cannot be rebuilt from {parameters}: {err}") from None
+    if rebuilt != target:
+        raise ValueError(f"{cls.__name__} cannot be rebuilt from the attributes named like its keywords")
+    return {"name": cls.__name__, "parameters": parameters}

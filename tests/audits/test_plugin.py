@@ -1,5 +1,7 @@
-"""Tests of the pytest plugin (audits.plugin) and the report writer (audits.report), run in
-throw-away pytest sessions through ``pytester``."""
+"""Tests of the pytest plugin (audits.plugin), run in throw-away pytest sessions through
+``pytester``: seeds, alphas and the budget split, the console summary, spec marks, the report a
+session writes, and parallel runs (pytest-xdist) giving a byte-identical report. The report's
+own logic is tested in test_report.py, the plots' in test_plots.py."""
 
 from __future__ import annotations
 
@@ -11,7 +13,6 @@ from pathlib import Path
 import pytest
 
 from audits import budget, plugin, stats
-from audits.report import Report
 
 pytest_plugins = ["pytester"]
 #: Alpha of one audit collected outside audits/suite (the "other" share: 0.001 over 64 slots).
@@ -50,6 +51,7 @@ def test_rate(audit):
 
 
 @pytest.mark.planted
+@pytest.mark.spec("laplace.mechanism")
 def test_planted(audit):
     result = audit.record(audit_privacy(laplace(0.25), PAIR, epsilon=1.0, runs=2000,
                                         alpha=audit.alpha, seed=audit.seed))
@@ -87,8 +89,11 @@ def test_header_summary_and_family_wise_alpha(suite):
         "*dperm audits*",
         "family-wise false-alarm rate <= 0.01 (Bonferroni), split by share: other 0.001 = 3 audits "
         "at 1.563e-05 (64 slots); 1 planted-bug tests at their share's slot alpha",
-        "*4 results recorded: 1 privacy claims refuted, 0 rate audits failed*",
+        "correct-mechanism audits: 3 of 3 passed; they count toward the family-wise false-alarm rate <= 0.01",
+        "planted twins: 1 of 1 flagged, as they must be (a twin passes by being flagged: its REFUTED/FAILED "
+        "results are expected)",
     ])
+    assert "refuted," not in result.stdout.str()  # no count of refuted claims that reads like a failure
     result.stdout.fnmatch_lines(["[[]audit[]] test_suite.py::test_planted: (1, 0)-DP claim:*REFUTED"])
     (_, seed, alpha, tier, factor, _), = contexts(suite)
     assert float(alpha) == OTHER_SLOT_ALPHA and tier == "smoke" and float(factor) == 0.8
@@ -221,9 +226,10 @@ def test_report_is_written_and_reproducible(suite, monkeypatch):
     run(suite, "--audit-seed=5", f"--audit-report={out2}").assert_outcomes(passed=5)
     one = json.loads((out1 / "report.json").read_text())
     two = json.loads((out2 / "report.json").read_text())
-    assert set(one["timings"]) == {e["nodeid"] for e in one["entries"]}
-    one.pop("timings"), two.pop("timings")
-    assert one == two
+    assert set(json.loads((out1 / "timings.json").read_text())) == {e["nodeid"] for e in one["entries"]}
+    assert (out1 / "report.json").read_bytes() == (out2 / "report.json").read_bytes()
+    assert (out1 / "report.md").read_bytes() == (out2 / "report.md").read_bytes()
+    assert "timings" not in one
     assert one["seed"] == 5 and one["audits"] == 3 and one["planted"] == 1
     assert one["family_alpha"] == 0.01
     (row,) = one["budget_split"]
@@ -234,15 +240,16 @@ def test_report_is_written_and_reproducible(suite, monkeypatch):
     assert kinds["test_suite.py::test_planted"] == ["privacy"]
     assert all(e["outcome"] == "passed" for e in one["entries"])
     assert one["plots"] == [] and "plots skipped" in one["plots_note"]
+    assert one["verdicts"]["correct"]["passed"] == 3 and one["verdicts"]["planted"]["flagged"] == 1
+    assert [e["spec"] for e in one["entries"] if e["nodeid"].endswith("test_planted")] == [["laplace.mechanism"]]
     md = (out1 / "report.md").read_text()
     assert "pytest audits --audit-tier=smoke --audit-seed=5" in md
-    assert "family-wise false-alarm rate: at most **0.01**" in md and "plots skipped" in md
+    assert "at most **0.01**" in md and "plots skipped" in md
     assert "| other | 1/10 | 0.001 | 64 | 3 | 1 | 1.563e-05 |" in md  # the budget split
-    assert "REFUTED" in md
+    assert "### laplace.mechanism" in md and "REFUTED (flagged, expected)" in md
     other = run(suite, "--audit-seed=6", f"--audit-report={out2}")
     other.assert_outcomes(passed=5)
     three = json.loads((out2 / "report.json").read_text())
-    three.pop("timings")
     assert three != one
 
 
@@ -298,16 +305,6 @@ def test_plain_runs_print_no_audit_summary(pytester):
     result.stdout.fnmatch_lines(["dperm audits: tier smoke, seed 14057085*"])
 
 
-def test_report_object_directly(tmp_path, monkeypatch):
-    monkeypatch.setattr("audits.report.matplotlib_available", lambda: False)
-    report = Report(seed=1, tier="smoke", family_alpha=0.01)
-    with pytest.raises(TypeError):
-        report.add("x", object())
-    paths = report.write(tmp_path / "empty")
-    data = json.loads(paths["json"].read_text())
-    assert data["entries"] == [] and data["audits"] == 0
-
-
 def test_per_audit_alpha_helper():
     assert plugin.FAMILY_ALPHA == budget.FAMILY_ALPHA == 0.01
     # the shares add up to the family-wise budget (exactly, in fractions)
@@ -320,23 +317,57 @@ def test_per_audit_alpha_helper():
     assert stats.SELECTION_FRACTION == 0.15
 
 
-def test_plots_when_matplotlib_is_installed(tmp_path):
-    """The optional 'report' extra: a trade-off plot for a profile audit, a log-log plot for a
-    rate audit (skipped when matplotlib is absent; the note is tested above)."""
-    pytest.importorskip("matplotlib")
-    import numpy as np
+def test_spec_marks_are_checked_and_reach_the_report(pytester):
+    pytester.makepyfile(test_marks='''
+import pytest
 
-    from audits import audit_privacy, audit_rate, replace_one
+pytestmark = pytest.mark.spec("gaussian.analytic")
 
-    pair = replace_one(np.zeros(3), 0, 1.0)
-    profile = audit_privacy(lambda d, n, g: d.sum() + 3 * g.standard_normal(n), pair, epsilon=1.0,
-                            delta=1e-5, runs=2000, seed=1, profile=lambda e: 0.0 if e > 5 else 1.0)
-    rate = audit_rate(lambda p, n, g: np.exp(0.1 * g.standard_normal(n)) / p["n"],
-                      grid={"n": [10, 100]}, base={"n": 10}, runs=20, expected={"n": -1}, seed=1)
-    report = Report(seed=1, tier="smoke", family_alpha=0.01)
-    report.add("t.py::a", profile)
-    report.add("t.py::b", rate)
-    report.write(tmp_path)
-    data = json.loads((tmp_path / "report.json").read_text())
-    assert data["plots"] == ["t.py_a-0.png", "t.py_b-0.png"] and data["plots_note"] is None
-    assert all((tmp_path / p).stat().st_size > 1000 for p in data["plots"])
+@pytest.mark.audit
+@pytest.mark.spec("bst14.alg_1", "bst14.thm_II_1")
+def test_a(audit):
+    pass
+''')
+    out = pytester.path / "rep"
+    run(pytester, f"--audit-report={out}").assert_outcomes(passed=1)
+    (entry,) = json.loads((out / "report.json").read_text())["entries"]
+    assert entry["spec"] == ["bst14.alg_1", "bst14.thm_II_1", "gaussian.analytic"]  # closest marks first
+    pytester.makepyfile(test_marks='''
+import pytest
+
+@pytest.mark.audit
+@pytest.mark.spec("bst14.alg_9")
+def test_a(audit):
+    pass
+''')
+    result = run(pytester)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*test_marks.py::test_a: @pytest.mark.spec('bst14.alg_9'): no spec record*"])
+
+
+def test_repository_audits_carry_spec_marks():
+    """Every audit and twin of the repository's suite names the records it audits."""
+    root = Path(__file__).resolve().parents[2]
+    for path in sorted((root / "audits" / "suite").rglob("test_*.py")):
+        text = path.read_text()
+        marked = text.count("@pytest.mark.audit") + text.count("@pytest.mark.planted")
+        assert text.count("@pytest.mark.spec(") >= marked or "pytestmark = pytest.mark.spec(" in text, path.name
+
+
+def test_parallel_run_writes_the_same_report_as_a_serial_run(suite):
+    """pytest-xdist: -n 2 gives the same outcomes, summary and byte-identical report.json and
+    report.md as a serial run (the entries are sorted by file and line, results travel on the
+    test reports, collection counts through workeroutput)."""
+    pytest.importorskip("xdist")
+    serial, parallel = suite.path / "serial", suite.path / "parallel"
+    args = ["-p", "audits.plugin", "-p", "no:cacheprovider"]
+    one = suite.runpytest_subprocess(*args, "--audit-seed=5", f"--audit-report={serial}", "-p", "no:xdist")
+    two = suite.runpytest_subprocess(*args, "--audit-seed=5", f"--audit-report={parallel}", "-n", "2")
+    one.assert_outcomes(passed=5)
+    two.assert_outcomes(passed=5)
+    for name in ("report.json", "report.md"):
+        assert (serial / name).read_bytes() == (parallel / name).read_bytes(), name
+    summary = [line for line in two.outlines if line.startswith(("correct-mechanism", "planted twins", "family-wise"))]
+    assert summary and summary == [line for line in one.outlines
+                                   if line.startswith(("correct-mechanism", "planted twins", "family-wise"))]
+    assert any(line.startswith("[audit] test_suite.py::test_planted:") for line in two.outlines)

@@ -140,14 +140,16 @@ def test_epsilon_sampled(capsys, sampling):
         (["calibrate", "gaussian", "--epsilon", "1", "--delta", "1.5", "--sensitivity", "1"], "delta (1.5) must be in (0, 1)"),
         (["calibrate", "gaussian", "--epsilon", "1", "--delta", "0", "--sensitivity", "1"], "delta (0.0)"),
         (["calibrate", "gaussian", "--epsilon", "1", "--delta", "1e-5", "--sensitivity", "-1"], "sensitivity (-1.0) must be > 0"),
-        (["calibrate", "gaussian", "--epsilon", "x", "--delta", "1e-5", "--sensitivity", "1"], "invalid number"),
+        (["calibrate", "gaussian", "--epsilon", "x", "--delta", "1e-5", "--sensitivity", "1"],
+         "--epsilon (x) must be a real number"),
         (["calibrate", "gaussian", "--epsilon", "1", "--delta", "1e-5"], "--sensitivity"),
         (["calibrate", "laplace", "--epsilon", "1", "--delta", "1e-5", "--sensitivity", "1"], "invalid choice"),
         (["calibrate", "gaussian", "--epsilon", "0.5", "--delta", "1e-5", "--sensitivity", "1", "--method", "classic",
           "--steps", "3"], "--steps (3) applies only"),
         (["epsilon", "gaussian", "--sigma", "nan", "--sensitivity", "1", "--delta", "1e-5"], "sigma (nan)"),
         (["epsilon", "gaussian", "--sigma", "1", "--sensitivity", "1", "--delta", "1e-5", "--steps", "0"], "steps (0)"),
-        (["epsilon", "gaussian", "--sigma", "1", "--sensitivity", "1", "--delta", "1e-5", "--steps", "1.5"], "invalid integer"),
+        (["epsilon", "gaussian", "--sigma", "1", "--sensitivity", "1", "--delta", "1e-5", "--steps", "1.5"],
+         "--steps (1.5) must be an integer"),
         (["epsilon", "gaussian", "--sigma", "1", "--sensitivity", "1", "--delta", "1e-5", "--sampling-rate", "0.1"],
          "--sampling-rate needs --sampling"),
         (["epsilon", "gaussian", "--sigma", "1", "--sensitivity", "1", "--delta", "1e-5", "--sampling", "poisson"],
@@ -286,6 +288,31 @@ def test_help_documents_exit_status_and_warnings(capsys):
     text = " ".join(capsys.readouterr().out.split())
     assert "PrivacyLeakWarning" in text and "Exit status: 0" in text and "2: bad arguments" in text
 
+
+
+@pytest.mark.parametrize(
+    "argv, statuses",
+    [
+        ([], ("0 on success", "1: dperm audit refuted", "vectors check found a mismatch", "2: bad arguments",
+              "3: dperm audit")),
+        (["vectors"], ("0: the listing, or every value matches", "1: dperm vectors check found a mismatch",
+                       "2: bad arguments")),
+        (["audit"], ("0: the claim is not refuted", "1: it is refuted", "2: bad arguments",
+                     "3: the audited code itself failed")),
+        (["run"], ("0 on success", "2: bad arguments")),
+    ],
+)
+def test_each_help_states_its_own_exit_statuses(capsys, argv, statuses):
+    """dperm --help lists every verb's statuses; vectors and audit state theirs (1 and 3 included),
+    not calibrate's."""
+    with pytest.raises(SystemExit) as info:
+        main([*argv, "--help"])
+    assert info.value.code == 0
+    text = " ".join(capsys.readouterr().out.split())
+    for status in statuses:
+        assert status in text, status
+    if argv in (["vectors"], ["audit"]):
+        assert "PrivacyLeakWarning" not in text
 
 # --------------------------------------------------------------------------- neighbouring relation
 
@@ -507,9 +534,9 @@ def test_spec_eval_infinite_value_is_null_and_listed(capsys):
         (["spec", "gaussian.classic", "--eval", "epsilon"], "must look like name=value"),
         (["spec", "gaussian.classic", "--eval", "epsilonn=1"], "'epsilonn' is not a canonical parameter name"),
         (["spec", "gaussian.classic", "--eval", "n=10"], "gaussian.classic has no parameter n"),
-        (["spec", "bst14.alg_1", "--eval", "n=1.5"], "n (1.5): invalid integer"),
+        (["spec", "bst14.alg_1", "--eval", "n=1.5"], "n (1.5) must be an integer"),
         (["spec", "bst14.alg_1", "--eval", "n=0"], "n (0) must be > 0"),
-        (["spec", "bst14.alg_1", "--eval", "epsilon=x"], "epsilon (x): invalid number"),
+        (["spec", "bst14.alg_1", "--eval", "epsilon=x"], "epsilon (x) must be a real number"),
         (["spec", "bst14.alg_1", "--eval", "n=3", "n=4"], "n is given twice"),
         (["spec", "--eval", "n=3"], "--eval needs a record id"),
         (["spec", "bst14.alg_1", "--eval", "n=3", "--latex"], "--latex does not combine with --eval"),
@@ -753,7 +780,11 @@ def _actions(parser: argparse.ArgumentParser, path=("dperm",)):
 
 
 def test_every_option_and_verb_has_help():
-    missing = [(" ".join(path), action.dest) for path, action in _actions(build_parser())
+    """Every verb and option, and every parameter option of every algorithm of dperm run."""
+    from reference.algorithms import algorithms
+
+    parsers = [build_parser()] + [build_parser(("run",), algorithm=a) for a in algorithms()]
+    missing = [(" ".join(path), action.dest) for parser in parsers for path, action in _actions(parser)
                if not (action.help and action.help.strip())]
     assert missing == []
 

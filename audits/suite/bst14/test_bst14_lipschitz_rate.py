@@ -213,6 +213,7 @@ def _check_regime(points):
 
 
 @pytest.mark.audit
+@pytest.mark.spec("bst14.alg_1", "bst14.thm_II_4", "bst14.thm_V_3")
 def test_alg1_lipschitz_rate_on_VA(audit):
     _check_regime(grid_points(GRID, BASE))
     runs = RUNS[audit.tier]
@@ -261,6 +262,7 @@ def test_alg1_lipschitz_rate_on_VA(audit):
 
 
 @pytest.mark.planted
+@pytest.mark.spec("bst14.alg_1", "bst14.thm_II_4")
 def test_alg1_noiseless_learning_rate_fails_the_lipschitz_rate(audit):
     """The utility twin (learning rate with sigma = 0) must fail the upper-bound rate audit on epsilon;
     the strongly convex schedule cannot even run on V-A."""

@@ -137,20 +137,26 @@ def _alg1_transcript_audit(audit, fn, name):
     runs = _alg1_runs(audit)
     results = []
     for k, seed in enumerate(_two_seeds(audit.seed)):
+        def statistic(out, k=k):
+            return out[:, k]
+
+        statistic.__qualname__ = f"S_{k + 1}"  # the report's description: "statistic S_1" / "S_2"
         results.append(audit.record(audit_privacy(
             mech, pair, epsilon=ALG1_EPS, delta=ALG1_DELTA, runs=runs, alpha=audit.alpha / 2, seed=seed,
-            statistic=(lambda out, k=k: out[:, k]),
+            statistic=statistic,
         )))
     return results
 
 
 @pytest.mark.audit
+@pytest.mark.spec("bst14.alg_1", "bst14.thm_II_1")
 def test_alg1_transcript_privacy(audit):
     results = _alg1_transcript_audit(audit, alg.noise_gd, "noise_gd")
     assert not any(r.violated for r in results), [str(r) for r in results]
 
 
 @pytest.mark.audit
+@pytest.mark.spec("bst14.alg_1", "bst14.thm_II_1")
 def test_alg1_output_privacy(audit):
     pair, loss, domain = planted.alg1_pair(ALG1_N)
 
@@ -165,6 +171,7 @@ def test_alg1_output_privacy(audit):
 
 
 @pytest.mark.planted
+@pytest.mark.spec("bst14.alg_1", "bst14.thm_II_1")
 def test_alg1_sigma_over_n_is_flagged(audit):
     sigma = spec.noise_gd_sigma(lipschitz=1.0, n=ALG1_N, epsilon=ALG1_EPS, delta=ALG1_DELTA)
     # a real violation: the exact S_1 events need delta >= 0.078 at epsilon 1 (claim: 1e-3)
@@ -174,6 +181,7 @@ def test_alg1_sigma_over_n_is_flagged(audit):
 
 
 @pytest.mark.planted
+@pytest.mark.spec("bst14.alg_1", "bst14.thm_II_1")
 def test_alg1_reused_noise_is_flagged(audit):
     assert planted.alg1_reuse_sign_probability(ALG1_N) > 1 - 1e-8  # delta(eps) ~ 1: a real violation
     results = _alg1_transcript_audit(audit, planted.noise_gd_reused_noise, "noise_gd_reused_noise")
@@ -222,6 +230,7 @@ def _alg2_runs(audit) -> int:
 
 
 @pytest.mark.audit
+@pytest.mark.spec("bst14.alg_2", "bst14.thm_III_1")
 def test_alg2_net_privacy(audit):
     pair = planted.alg2_net_pair()[0]
     results = _pure_audit(audit, _alg2_net_mechanism(alg.exp_sampling, "exp_sampling"), pair, ALG2_EPS,
@@ -230,6 +239,7 @@ def test_alg2_net_privacy(audit):
 
 
 @pytest.mark.audit
+@pytest.mark.spec("bst14.alg_2", "bst14.thm_III_1")
 def test_alg2_linear_ball_privacy(audit):
     pair, loss, domain, _ = planted.alg2_net_pair()
     sampler = alg.LinearBallSampler()
@@ -244,6 +254,7 @@ def test_alg2_linear_ball_privacy(audit):
 
 
 @pytest.mark.planted
+@pytest.mark.spec("bst14.alg_2", "bst14.thm_III_1")
 def test_alg2_double_coefficient_is_flagged(audit):
     c = spec.ALG_2.evaluate("coefficient", epsilon=ALG2_EPS, lipschitz=1.0, diameter=2.0)
     assert planted.alg2_net_epsilon(c) < ALG2_EPS < planted.alg2_net_epsilon(2 * c)  # 0.727 < 1 < 1.735
@@ -284,6 +295,7 @@ def _alg3_runs(audit) -> int:
 
 
 @pytest.mark.audit
+@pytest.mark.spec("bst14.alg_3")
 def test_alg3_privacy(audit):
     pair = planted.alg3_pair()[0]
     results = _pure_audit(audit, _alg3_mechanism(alg.output_perturbation, "output_perturbation"), pair,
@@ -292,6 +304,7 @@ def test_alg3_privacy(audit):
 
 
 @pytest.mark.planted
+@pytest.mark.spec("bst14.alg_3")
 def test_alg3_half_sensitivity_is_flagged(audit):
     rate = _alg3_rate()
     assert planted.alg3_epsilon(rate) < ALG3_EPS < planted.alg3_epsilon(2 * rate)  # 0.909 < 1 < 1.818
@@ -340,6 +353,7 @@ def _gridwalk_runs(audit) -> int:
 
 
 @pytest.mark.audit
+@pytest.mark.spec("bst14.alg_2", "bst14.thm_III_4")
 def test_gridwalk_privacy(audit):
     # the exact output law of the rule's sampler on this pair: epsilon/6 (the exponential
     # mechanism at epsilon/3, whose loss here is 2 c = epsilon/6) plus a negligible mixing error
@@ -351,6 +365,7 @@ def test_gridwalk_privacy(audit):
 
 
 @pytest.mark.planted
+@pytest.mark.spec("bst14.alg_2", "bst14.thm_III_4")
 def test_gridwalk_warm_start_is_flagged(audit):
     # a real violation: the exact output law of the twin has privacy loss 1.79 > 1 on the pair
     assert planted.gridwalk_exact_epsilon(*_gridwalk_laws(planted.WarmStartGridWalk())) > 1.5 * GW_EPS
@@ -399,6 +414,9 @@ def _alg4_statistic(out):
     return planted.alg4_log_likelihood_ratio(out[:, 0], out[:, 1], rate=c["rate"], coefficient=c["coefficient"])
 
 
+_alg4_statistic.__qualname__ = "log-likelihood ratio of the correct transcript"
+
+
 def _alg4_runs(audit) -> int:
     """Runs for the twin's events ``{theta_0 >= 1/n, theta > t}`` (exact) at power PLANTED_POWER."""
     twin = planted.alg4_constants(2 * ALG4_EPS)
@@ -425,6 +443,7 @@ def _alg4_transcript_audit(audit, fn, name):
 
 
 @pytest.mark.audit
+@pytest.mark.spec("bst14.alg_4", "bst14.thm_IV_1")
 def test_alg4_output_privacy(audit):
     pair = planted.alg3_pair()[0]
     results = _pure_audit(audit, _alg4_output_mechanism(alg.localization, "localization"), pair, ALG4_EPS,
@@ -433,6 +452,7 @@ def test_alg4_output_privacy(audit):
 
 
 @pytest.mark.audit
+@pytest.mark.spec("bst14.alg_4", "bst14.thm_IV_1")
 def test_alg4_transcript_privacy(audit):
     ref = planted.alg4_constants(ALG4_EPS)
     assert ref["localized_is_whole"]  # the exact calculations below assume C_0 = C
@@ -443,6 +463,7 @@ def test_alg4_transcript_privacy(audit):
 
 
 @pytest.mark.planted
+@pytest.mark.spec("bst14.alg_4", "bst14.thm_IV_1")
 def test_alg4_budget_not_split_is_flagged(audit):
     twin = planted.alg4_constants(2 * ALG4_EPS)
     assert twin["localized_is_whole"]

@@ -228,6 +228,7 @@ def _print_level(level):
 
 
 @pytest.mark.audit
+@pytest.mark.spec("bst14.alg_1", "bst14.thm_II_4", "bst14.thm_V_5")
 def test_alg1_strongly_convex_rate_on_VB(audit):
     _check_sc_regime()
     share = audit.alpha / 3  # upper rate, lower rate, lower level (module docstring, "False alarms")
@@ -261,6 +262,7 @@ def test_alg1_strongly_convex_rate_on_VB(audit):
 
 
 @pytest.mark.planted
+@pytest.mark.spec("bst14.alg_1", "bst14.thm_II_4")
 def test_alg1_wrong_schedule_fails_the_strongly_convex_rate(audit):
     """The utility twin (Lipschitz learning rate under the strongly convex claim) must fail."""
     record = spec.THM_II_4
@@ -298,6 +300,7 @@ def _alg2_risk(params, runs, rng):
 
 
 @pytest.mark.audit
+@pytest.mark.spec("bst14.alg_2", "bst14.thm_III_2", "bst14.thm_V_2")
 def test_alg2_rate_explicit_bound_and_lower_bound_on_VA(audit):
     measure = Memo(_alg2_risk)
     share = audit.alpha / 4  # upper rate, explicit-bound level, lower rate, lower level
@@ -351,6 +354,7 @@ def _alg4_risk(params, runs, rng):
 
 
 @pytest.mark.audit
+@pytest.mark.spec("bst14.alg_4", "bst14.thm_IV_3", "bst14.thm_V_4")
 def test_alg4_rate_and_lower_bound_on_VB(audit):
     measure = Memo(_alg4_risk)
     share = audit.alpha / 3  # upper rate, lower rate, lower level

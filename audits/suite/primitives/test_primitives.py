@@ -71,18 +71,21 @@ def _gauss_profile_runs(audit):
 
 
 @pytest.mark.audit
+@pytest.mark.spec("gaussian.analytic")
 def test_gaussian_profile_holds(audit):
     result = _run(audit, GAUSS, value_pair(), _gauss_profile_runs(audit), profile=GAUSS.profile())
     assert not result.violated, str(result)
 
 
 @pytest.mark.audit
+@pytest.mark.spec("gaussian.analytic")
 def test_gaussian_point_claim_holds(audit):
     result = _run(audit, GAUSS, value_pair(), _gauss_profile_runs(audit))
     assert not result.violated, str(result)
 
 
 @pytest.mark.planted
+@pytest.mark.spec("gaussian.analytic")
 def test_planted_gaussian_scaled_noise_is_flagged(audit):
     bug = planted.gaussian_scaled_noise(GAUSS, factor=audit.factor)
     result = _run(audit, bug, value_pair(), _gauss_profile_runs(audit), profile=GAUSS.profile())
@@ -90,6 +93,7 @@ def test_planted_gaussian_scaled_noise_is_flagged(audit):
 
 
 @pytest.mark.planted
+@pytest.mark.spec("gaussian.analytic")
 def test_planted_add_remove_sensitivity_is_flagged_on_replace_one(audit):
     bug = planted.gaussian_add_remove_calibration(epsilon=EPSILON, delta=DELTA, data_norm=R)
     assert bug.sigma < GAUSS.sigma  # calibrated for half the sensitivity
@@ -99,6 +103,7 @@ def test_planted_add_remove_sensitivity_is_flagged_on_replace_one(audit):
 
 
 @pytest.mark.audit
+@pytest.mark.spec("gaussian.analytic")
 def test_gaussian_add_remove_pair_holds(audit):
     """Under add/remove-one the add/remove calibration is correct: same audit, passes."""
     mechanism = mech.GaussianMechanism.calibrated(epsilon=EPSILON, delta=DELTA, data_norm=R,
@@ -112,6 +117,7 @@ def test_gaussian_add_remove_pair_holds(audit):
 
 
 @pytest.mark.audit
+@pytest.mark.spec("gaussian.classic")
 def test_classic_gaussian_holds_where_valid(audit):
     """The classic calibration sqrt(2 ln(1.25/delta)) Delta/eps at eps = 0.5 < 1, audited at its
     point claim (run count of the analytic Gaussian tests above)."""
@@ -140,6 +146,7 @@ def _classic_runs(audit, bug):
 
 
 @pytest.mark.audit
+@pytest.mark.spec("gaussian.analytic")
 def test_analytic_gaussian_at_large_epsilon_holds(audit):
     correct = mech.GaussianMechanism.calibrated(epsilon=CLASSIC_EPS, delta=CLASSIC_DELTA, data_norm=R)
     bug = planted.classic_gaussian_beyond_validity(epsilon=CLASSIC_EPS, delta=CLASSIC_DELTA, data_norm=R)
@@ -149,6 +156,7 @@ def test_analytic_gaussian_at_large_epsilon_holds(audit):
 
 
 @pytest.mark.planted
+@pytest.mark.spec("gaussian.classic")
 def test_planted_classic_gaussian_beyond_validity_is_flagged(audit):
     assert spec_gaussian.classic_failure_epsilon(CLASSIC_DELTA) < CLASSIC_EPS
     bug = planted.classic_gaussian_beyond_validity(epsilon=CLASSIC_EPS, delta=CLASSIC_DELTA, data_norm=R)
@@ -182,12 +190,14 @@ def _lap_runs(audit):
 
 
 @pytest.mark.audit
+@pytest.mark.spec("laplace.mechanism")
 def test_laplace_point_claim_holds(audit):
     result = _run(audit, LAP, value_pair(), _lap_runs(audit), delta=0.0, statistic=_value)
     assert not result.violated, str(result)
 
 
 @pytest.mark.audit
+@pytest.mark.spec("laplace.mechanism")
 def test_laplace_profile_holds(audit):
     result = _run(audit, LAP, value_pair(), _lap_runs(audit), delta=0.0, profile=LAP.profile(),
                   statistic=_value)
@@ -195,6 +205,7 @@ def test_laplace_profile_holds(audit):
 
 
 @pytest.mark.planted
+@pytest.mark.spec("laplace.mechanism")
 def test_planted_laplace_scaled_noise_is_flagged(audit):
     bug = planted.laplace_scaled_noise(LAP, factor=audit.factor)
     result = _run(audit, bug, value_pair(), _lap_runs(audit), delta=0.0, statistic=_value)
@@ -202,6 +213,7 @@ def test_planted_laplace_scaled_noise_is_flagged(audit):
 
 
 @pytest.mark.planted
+@pytest.mark.spec("laplace.mechanism")
 def test_float_laplace_low_bits_are_flagged(audit):
     """A real bug, not a planted one: with its default statistic (the log-likelihood ratio,
     evaluated in floating point) the audit refutes the textbook float Laplace mechanism through
@@ -244,12 +256,14 @@ def _radial_runs(audit):
 
 
 @pytest.mark.audit
+@pytest.mark.spec("profiles.radial_laplace")
 def test_radial_laplace_holds(audit):
     result = _run(audit, RADIAL, value_pair(2), _radial_runs(audit), delta=0.0)
     assert not result.violated, str(result)
 
 
 @pytest.mark.audit
+@pytest.mark.spec("profiles.radial_laplace")
 def test_radial_laplace_profile_holds(audit):
     result = _run(audit, RADIAL, value_pair(2), _radial_runs(audit), delta=0.0,
                   profile=spec_profiles.pure_dp_profile(EPSILON))
@@ -257,6 +271,7 @@ def test_radial_laplace_profile_holds(audit):
 
 
 @pytest.mark.planted
+@pytest.mark.spec("profiles.radial_laplace")
 def test_planted_radial_scaled_noise_is_flagged(audit):
     bug = planted.radial_scaled_noise(RADIAL, factor=audit.factor)
     result = _run(audit, bug, value_pair(2), _radial_runs(audit), delta=0.0)
@@ -321,6 +336,7 @@ def test_score_pair_log_ratios():
 
 
 @pytest.mark.audit
+@pytest.mark.spec("exponential.textbook")
 def test_exponential_mechanism_holds(audit):
     pair = score_pair()
     result = _run(audit, EXPO, pair, _expo_runs(audit), delta=0.0,
@@ -329,12 +345,14 @@ def test_exponential_mechanism_holds(audit):
 
 
 @pytest.mark.audit
+@pytest.mark.spec("exponential.textbook")
 def test_exponential_point_claim_holds(audit):
     result = _run(audit, EXPO, score_pair(), _expo_runs(audit), delta=0.0)
     assert not result.violated, str(result)
 
 
 @pytest.mark.planted
+@pytest.mark.spec("exponential.textbook")
 def test_planted_exponential_full_epsilon_is_flagged(audit):
     bug = planted.exponential_full_epsilon(epsilon=EPSILON, score_bound=SCORE_B, candidates=2)
     result = _run(audit, bug, score_pair(), _expo_runs(audit), delta=0.0)
@@ -396,12 +414,14 @@ def _rnm_runs(audit):
 
 
 @pytest.mark.audit
+@pytest.mark.spec("report_noisy_max.laplace")
 def test_report_noisy_max_holds(audit):
     result = _run(audit, RNM, score_pair(), _rnm_runs(audit), delta=0.0)
     assert not result.violated, str(result)
 
 
 @pytest.mark.planted
+@pytest.mark.spec("report_noisy_max.laplace")
 def test_planted_report_noisy_max_monotone_scale_is_flagged(audit):
     result = _run(audit, _rnm_bug(), score_pair(), _rnm_runs(audit), delta=0.0)
     assert result.violated, str(result)
@@ -453,6 +473,7 @@ def test_noisy_gd_last_iterate_law_and_its_planted_twin():
 
 
 @pytest.mark.audit
+@pytest.mark.spec("gaussian.analytic")
 def test_noisy_gd_last_iterate_holds_its_composed_profile(audit):
     """theta_T is Gaussian with shift S_T Delta and sd sigma sqrt(Q_T) (constant steps: the
     composed mu); audited against spec.gaussian.profile(steps=T)."""
@@ -461,6 +482,7 @@ def test_noisy_gd_last_iterate_holds_its_composed_profile(audit):
 
 
 @pytest.mark.planted
+@pytest.mark.spec("gaussian.analytic")
 def test_planted_noisy_gd_scaled_noise_is_flagged_in_profile_mode(audit):
     bug = planted.gd_scaled_noise(GD_LAST, factor=audit.factor)
     result = _run(audit, bug, value_pair(), _gd_last_runs(audit), profile=GD_LAST.profile())
@@ -506,6 +528,7 @@ def tightness_level(mu, n, alpha):
 
 
 @pytest.mark.audit
+@pytest.mark.spec("gaussian.analytic")
 def test_noisy_gd_last_iterate_is_nearly_tight_in_profile_mode(audit):
     mu = gd_output_mu(GD_LAST, value_pair())
     result = _run(audit, GD_LAST, value_pair(), _gd_last_runs(audit), profile=GD_LAST.profile())
@@ -517,6 +540,7 @@ def test_noisy_gd_last_iterate_is_nearly_tight_in_profile_mode(audit):
 
 
 @pytest.mark.planted
+@pytest.mark.spec("gaussian.analytic")
 def test_noisy_gd_claim_stronger_than_its_profile_is_refuted(audit):
     mu = gd_output_mu(GD_LAST, value_pair())
     stronger = spec_gaussian.profile(sigma=GD_LAST.sigma / audit.factor,
@@ -542,6 +566,7 @@ _REUSE_P, _REUSE_Q = 1.0, 0.0
 
 
 @pytest.mark.audit
+@pytest.mark.spec("gaussian.analytic")
 def test_noisy_gd_transcript_holds_with_the_residual_statistic(audit):
     pair = logistic_pair()
     runs = audit.runs_for_point(_REUSE_P, _REUSE_Q, epsilon=EPSILON, delta=DELTA, power=DESIGN_POWER,
@@ -552,6 +577,7 @@ def test_noisy_gd_transcript_holds_with_the_residual_statistic(audit):
 
 
 @pytest.mark.planted
+@pytest.mark.spec("gaussian.analytic")
 def test_planted_noise_reused_across_steps_is_flagged(audit):
     pair = logistic_pair()
     runs = audit.runs_for_point(_REUSE_P, _REUSE_Q, epsilon=EPSILON, delta=DELTA, power=DESIGN_POWER,
@@ -587,12 +613,14 @@ def _first(outputs):
 
 
 @pytest.mark.audit
+@pytest.mark.spec("gaussian.analytic")
 def test_noisy_gd_random_iterate_holds(audit):
     result = _run(audit, GD_RANDOM, walk_pair(), _walk_runs(audit), statistic=_first)
     assert not result.violated, str(result)
 
 
 @pytest.mark.planted
+@pytest.mark.spec("gaussian.analytic")
 def test_planted_best_iterate_is_flagged(audit):
     bug = planted.gd_best_iterate(GD_RANDOM)
     result = _run(audit, bug, walk_pair(), _walk_runs(audit), statistic=_first)

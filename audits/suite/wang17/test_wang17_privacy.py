@@ -151,18 +151,21 @@ def _svrg_output_audit(audit, fn, name, plus=False):
                                       alpha=audit.alpha, seed=audit.seed))
 
 
+@pytest.mark.spec("wang17.alg_1", "wang17.thm_4_1")
 @pytest.mark.audit
 def test_svrg_transcript_privacy(audit):
     results = _svrg_transcript_audit(audit, alg.dp_svrg, "dp_svrg", SVRG_RUNS[audit.tier])
     assert not any(r.violated for r in results), [str(r) for r in results]
 
 
+@pytest.mark.spec("wang17.alg_1", "wang17.thm_4_1")
 @pytest.mark.audit
 def test_svrg_output_privacy(audit):
     result = _svrg_output_audit(audit, alg.dp_svrg, "dp_svrg")
     assert not result.violated, str(result)
 
 
+@pytest.mark.spec("wang17.alg_2", "wang17.thm_4_3")
 @pytest.mark.audit
 def test_svrg_plus_transcript_privacy(audit):
     assert _svrg_steps(True) == spec_plus.ALG_2.evaluate("noisy_steps", n=N_SVRG, epochs=1, epoch_length=M_SVRG // 2)
@@ -170,6 +173,7 @@ def test_svrg_plus_transcript_privacy(audit):
     assert not any(r.violated for r in results), [str(r) for r in results]
 
 
+@pytest.mark.spec("wang17.alg_2", "wang17.thm_4_3")
 @pytest.mark.audit
 def test_svrg_plus_output_privacy(audit):
     result = _svrg_output_audit(audit, alg.dp_svrg_plus, "dp_svrg_plus", plus=True)
@@ -184,6 +188,7 @@ def _planted_svrg_runs(audit, sigma, minimum, h=1e-3):
                                 minimum=minimum)
 
 
+@pytest.mark.spec("wang17.alg_1", "wang17.thm_4_1")
 @pytest.mark.planted
 def test_svrg_difference_2g_is_flagged(audit):
     twin = planted.dp_svrg_difference_2g
@@ -196,6 +201,7 @@ def test_svrg_difference_2g_is_flagged(audit):
     assert any(r.violated for r in results), [str(r) for r in results]
 
 
+@pytest.mark.spec("wang17.alg_1", "wang17.thm_4_1", "wang17.full_batch_calibration")
 @pytest.mark.planted
 def test_svrg_full_batch_constant_is_flagged(audit):
     twin = planted.dp_svrg_full_batch_constant
@@ -208,6 +214,7 @@ def test_svrg_full_batch_constant_is_flagged(audit):
     assert any(r.violated for r in results), [str(r) for r in results]
 
 
+@pytest.mark.spec("wang17.alg_1", "wang17.thm_4_1")
 @pytest.mark.planted
 def test_svrg_noiseless_snapshot_is_flagged(audit):
     # S_a is a point mass at grad F(x~; D)'s first coordinate, different for the neighbours
@@ -264,12 +271,14 @@ def _gd_sigma():
     return cal.FULL_BATCH.evaluate("sigma", lipschitz=1.0, n=N_FB, steps=STEPS_FB, epsilon=EPS, delta=DELTA)
 
 
+@pytest.mark.spec("wang17.alg_4", "wang17.thm_6_1")
 @pytest.mark.audit
 def test_gd_transcript_privacy(audit):
     result = _fb_transcript_audit(audit, _fb_transcript_mechanism(alg.dp_gd, "dp_gd", **_gd_kwargs()), _gd_sigma())
     assert not result.violated, str(result)
 
 
+@pytest.mark.spec("wang17.alg_4", "wang17.thm_6_1")
 @pytest.mark.audit
 def test_gd_output_privacy(audit):
     def run(data, runs, rng):
@@ -282,6 +291,7 @@ def test_gd_output_privacy(audit):
     assert not result.violated, str(result)
 
 
+@pytest.mark.spec("wang17.alg_4", "wang17.thm_6_1")
 @pytest.mark.planted
 def test_gd_half_sensitivity_is_flagged(audit):
     sigma = _gd_sigma()
@@ -292,6 +302,7 @@ def test_gd_half_sensitivity_is_flagged(audit):
     assert result.violated, str(result)
 
 
+@pytest.mark.spec("wang17.alg_3", "wang17.thm_5_3")
 @pytest.mark.audit
 def test_accmd_transcript_privacy(audit):
     sigma = cal.FULL_BATCH.evaluate("sigma", lipschitz=1.0, n=N_FB, steps=STEPS_FB, epsilon=EPS, delta=DELTA)
@@ -309,6 +320,7 @@ def _accmd_output_mechanism(fn, name, steps):
     return mech
 
 
+@pytest.mark.spec("wang17.alg_3", "wang17.thm_5_3")
 @pytest.mark.audit
 def test_accmd_output_privacy(audit):
     """T = 1 (where the printed algorithm is a point mass) and T = STEPS_FB, alpha/2 each."""
@@ -323,6 +335,7 @@ def test_accmd_output_privacy(audit):
 PRINTED_RUNS = {"smoke": 10000, "standard": 100000, "deep": 1000000}
 
 
+@pytest.mark.spec("wang17.alg_3", "wang17.thm_5_3")
 @pytest.mark.planted
 def test_accmd_printed_is_flagged_far_above_epsilon(audit):
     mech = _accmd_output_mechanism(planted.dp_accmd_printed, "dp_accmd_printed (noiseless y-step)", 1)

@@ -147,6 +147,7 @@ def _svrg_noise_formula(params):
     return sigma**2 * params["dimension"]
 
 
+@pytest.mark.spec("wang17.alg_1", "wang17.thm_4_2")
 @pytest.mark.audit
 def test_svrg_strongly_convex_rate(audit):
     record = spec_svrg.THM_4_2
@@ -197,6 +198,7 @@ def _plus_measure(params, runs, rng):
     return PH.mean(res.theta, data) - _optimum(PH, data)
 
 
+@pytest.mark.spec("wang17.alg_2", "wang17.thm_4_4")
 @pytest.mark.audit
 def test_svrg_plus_convex_rate(audit):
     record = spec_plus.THM_4_4
@@ -276,6 +278,7 @@ def _nc_explicit(params):
     return spec_gd.THM_6_3.evaluate("gradient_norm_bound", steps=T, **values)
 
 
+@pytest.mark.spec("wang17.alg_4", "wang17.thm_6_2", "wang17.thm_6_3")
 @pytest.mark.audit
 def test_gd_pl_and_nonconvex_rates(audit):
     share = audit.alpha / 4  # PL rate and level, non-convex rate and level
@@ -359,6 +362,7 @@ def _acc_width_formula(ball):
     return formula
 
 
+@pytest.mark.spec("wang17.alg_3", "wang17.thm_5_4")
 @pytest.mark.audit
 def test_accmd_l1_ball_against_l2_ball(audit):
     share = audit.alpha / 6  # per ball: rate (n, epsilon), level, p-axis width scaling

@@ -175,6 +175,7 @@ def _pgd_runs(audit, sigma, steps, sens, factor):
                _gaussian_runs(audit, sigma=sigma, steps=steps, sensitivity=sens, factor=factor))
 
 
+@pytest.mark.spec("wang19.alg_1", "wang19.thm_1")
 @pytest.mark.audit
 def test_dp_pgd_privacy(audit):
     pair, loss, domain, eps, delta, steps, sigma, profile, sens, factor = _pgd_setting()
@@ -186,6 +187,7 @@ def test_dp_pgd_privacy(audit):
     assert not any(r.violated for r in results), [str(r) for r in results]
 
 
+@pytest.mark.spec("wang19.alg_1", "wang19.thm_1", "wang19.eq_3")
 @pytest.mark.planted
 def test_dp_pgd_printed_sigma_is_flagged(audit):
     pair, loss, domain, eps, delta, steps, sigma, profile, sens, factor = _pgd_setting()
@@ -198,6 +200,7 @@ def test_dp_pgd_printed_sigma_is_flagged(audit):
     assert all(r.violated for r in results), [str(r) for r in results]
 
 
+@pytest.mark.spec("wang19.alg_1", "wang19.thm_1")
 @pytest.mark.planted
 def test_dp_pgd_data_dependent_index_is_flagged(audit):
     pair, loss, domain, eps, delta, steps, sigma, profile, sens, factor = _pgd_setting()
@@ -226,6 +229,7 @@ def _fw2_setting():
     return pair, loss, domain, eps, delta, steps, sigma, profile, runs
 
 
+@pytest.mark.spec("wang19.alg_2", "wang19.thm_1")
 @pytest.mark.audit
 def test_dp_fw_l2_privacy(audit):
     pair, loss, domain, eps, delta, steps, sigma, profile, runs = _fw2_setting()
@@ -236,6 +240,7 @@ def test_dp_fw_l2_privacy(audit):
     assert not any(r.violated for r in results), [str(r) for r in results]
 
 
+@pytest.mark.spec("wang19.alg_2", "wang19.thm_1")
 @pytest.mark.planted
 def test_dp_fw_l2_half_sensitivity_is_flagged(audit):
     pair, loss, domain, eps, delta, steps, sigma, profile, runs = _fw2_setting()
@@ -247,6 +252,7 @@ def test_dp_fw_l2_half_sensitivity_is_flagged(audit):
     assert all(r.violated for r in results), [str(r) for r in results]
 
 
+@pytest.mark.spec("wang19.alg_2", "wang19.thm_1", "wang19.thm_4")
 @pytest.mark.planted
 def test_dp_fw_l2_data_dependent_step_is_flagged(audit):
     pair, loss, domain, eps, delta, steps, sigma, profile, runs = _fw2_setting()
@@ -262,6 +268,7 @@ def test_dp_fw_l2_data_dependent_step_is_flagged(audit):
 # Algorithm 3 (DP-PMD, entropy on the simplex)
 
 
+@pytest.mark.spec("wang19.alg_3", "wang19.thm_1")
 @pytest.mark.audit
 def test_dp_pmd_privacy(audit):
     pair, loss, domain = planted.pmd_pair()
@@ -302,6 +309,7 @@ def _fw1_step_audit(audit, fn, name, share):
                                       profile=_composed_profile(eps0, steps)))
 
 
+@pytest.mark.spec("wang19.alg_4", "wang19.thm_6", "wang19.lemma_1")
 @pytest.mark.audit
 def test_dp_fw_l1_privacy(audit):
     step = _fw1_step_audit(audit, alg.dp_fw_l1, "dp_fw_l1 (T = 1)", 3)
@@ -320,6 +328,7 @@ def test_dp_fw_l1_privacy(audit):
     assert not any(r.violated for r in results), [str(r) for r in results]
 
 
+@pytest.mark.spec("wang19.alg_4", "wang19.thm_6")
 @pytest.mark.planted
 def test_dp_fw_l1_full_exponent_is_flagged(audit):
     p_d, p_n, c = planted.fw_l1_selection_profile(coefficient_factor=2.0)

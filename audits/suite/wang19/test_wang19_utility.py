@@ -198,6 +198,7 @@ def _t2_regularised(params, runs, rng):
     return np.column_stack([noisy, true])
 
 
+@pytest.mark.spec("wang19.alg_1", "wang19.thm_2", "wang19.gradient_mapping")
 @pytest.mark.audit
 def test_thm2_dp_pgd_rates(audit):
     share = audit.alpha / 4  # rate, level (noisy), regularised level (noisy), regularised level (true)
@@ -300,6 +301,7 @@ def _l1(p):
     return L1Ball(radius=FW_RADIUS, dim=p)
 
 
+@pytest.mark.spec("wang19.alg_2", "wang19.alg_4", "wang19.thm_4", "wang19.thm_6", "wang19.frank_wolfe_gap")
 @pytest.mark.audit
 def test_thm4_thm6_frank_wolfe_width(audit):
     share = audit.alpha / 6  # three rates, three levels
@@ -380,6 +382,7 @@ def _unit_l1(p):
     return L1Ball(radius=1.0, dim=p)
 
 
+@pytest.mark.spec("wang19.alg_3", "wang19.thm_5")
 @pytest.mark.audit
 def test_thm5_mirror_descent_width(audit):
     share = audit.alpha / 4  # two rates, two levels

@@ -119,6 +119,7 @@ def clipping_floor(nu, *, seed=20200713):
     return float(prob.excess_risk(q)), se
 
 
+@pytest.mark.spec("wang20.alg_4", "wang20.thm_7", "bst14.alg_1", "wang19.alg_1")
 @pytest.mark.audit
 def test_heavy_tailed_comparison(audit):
     runs = RUNS[audit.tier]

@@ -88,6 +88,7 @@ def _zcdp_audit(audit, mechanism, pair, rho, runs, *, alpha, seed, statistic):
 # Algorithm 1
 
 
+@pytest.mark.spec("wang20.alg_1", "wang20.thm_1")
 @pytest.mark.audit
 def test_alg1_privacy(audit):
     """Sample-and-aggregate on 24 records at -1/2 and 24 at +1/2 against the first replaced by 1e12.
@@ -146,6 +147,7 @@ def _alg2_counterexample_runs(audit) -> int:
     return audit.runs_for_profile(p, q, bound, slope, alpha=audit.alpha, power=PLANTED_POWER, minimum=2000)
 
 
+@pytest.mark.spec("wang20.alg_2", "wang20.thm_3")
 @pytest.mark.audit
 def test_alg2_privacy(audit):
     """The corrected bound on the counterexample pair and on the shift pair (alpha/2 each)."""
@@ -163,6 +165,7 @@ def test_alg2_privacy(audit):
     assert not shift.violated, str(shift)
 
 
+@pytest.mark.spec("wang20.alg_2", "wang20.thm_3")
 @pytest.mark.planted
 def test_alg2_printed_bound_is_flagged_on_the_counterexample(audit):
     c = planted.ALG2_COUNTEREXAMPLE
@@ -218,12 +221,14 @@ def _alg3_audit(audit, fn, name):
                        statistic=statistic)
 
 
+@pytest.mark.spec("wang20.alg_3", "wang20.thm_4")
 @pytest.mark.audit
 def test_alg3_transcript_privacy(audit):
     result = _alg3_audit(audit, alg.trimmed_mean_gd, "trimmed_mean_gd")
     assert not result.violated, str(result)
 
 
+@pytest.mark.spec("wang20.alg_3", "wang20.thm_4")
 @pytest.mark.planted
 def test_alg3_printed_line_4_is_flagged(audit):
     p = planted.ALG3
@@ -283,6 +288,7 @@ def _alg4_twin_runs(audit, probe, sigma_factor):
     return audit.runs_for_profile(p, q, bound, slope, alpha=audit.alpha, power=PLANTED_POWER, minimum=2000)
 
 
+@pytest.mark.spec("wang20.alg_4", "wang20.thm_7")
 @pytest.mark.audit
 def test_alg4_transcript_privacy(audit):
     pair, kw, probe = _alg4_reference()
@@ -294,6 +300,7 @@ def test_alg4_transcript_privacy(audit):
     assert not result.violated, str(result)
 
 
+@pytest.mark.spec("wang20.alg_4", "wang20.thm_7")
 @pytest.mark.planted
 def test_alg4_without_sqrt_d_is_flagged(audit):
     pair, kw, probe = _alg4_reference()
@@ -309,6 +316,7 @@ def test_alg4_without_sqrt_d_is_flagged(audit):
     assert result.violated, str(result)
 
 
+@pytest.mark.spec("wang20.alg_4", "wang20.thm_7")
 @pytest.mark.planted
 def test_alg4_raw_mean_gradient_is_flagged(audit):
     pair, kw, probe = _alg4_reference()
@@ -320,6 +328,7 @@ def test_alg4_raw_mean_gradient_is_flagged(audit):
     assert result.violated, str(result)
 
 
+@pytest.mark.spec("wang20.alg_4", "wang20.thm_7")
 @pytest.mark.planted
 def test_alg4_empirical_second_moment_is_flagged(audit):
     """v estimated from the data: the pair is the extreme record against a record at 1 (v changes, not its sign)."""

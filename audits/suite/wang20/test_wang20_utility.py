@@ -153,6 +153,7 @@ def acceptance_failure_probability(result):
     return total
 
 
+@pytest.mark.spec("wang20.alg_4", "wang20.thm_7")
 @pytest.mark.audit
 def test_thm7_strongly_convex_rate(audit):
     share = audit.alpha / 2  # the rate and the level (measured / formula)
@@ -231,6 +232,7 @@ def _t8_bound(params):
     return utility_bound(spec.THM_8, 0)(params)
 
 
+@pytest.mark.spec("wang20.alg_4", "wang20.thm_8")
 @pytest.mark.audit
 def test_thm8_convex_rate(audit):
     share = audit.alpha / 2
@@ -290,6 +292,7 @@ def _t5_bound(params):
                                              subexponential_scale=1.0))
 
 
+@pytest.mark.spec("wang20.alg_3", "wang20.thm_5")
 @pytest.mark.audit
 def test_thm5_strongly_convex_rate_alg3(audit):
     grid, base = T5_GRID[audit.tier], T5_BASE[audit.tier]

@@ -156,6 +156,7 @@ def _radial_profile():
     return spec_laplace.profile(scale=consts["sensitivity"] / EPS1, sensitivity=consts["sensitivity"])
 
 
+@pytest.mark.spec("zhang17.alg_1", "zhang17.thm_1", "zhang17.lemma_2")
 @pytest.mark.audit
 def test_alg1_radial_privacy(audit):
     consts = _alg1_consts(**RADIAL)
@@ -167,6 +168,7 @@ def test_alg1_radial_privacy(audit):
     assert not any(r.violated for r in results), [str(r) for r in results]
 
 
+@pytest.mark.spec("zhang17.alg_1", "zhang17.thm_1", "zhang17.lemma_2")
 @pytest.mark.planted
 def test_alg1_sensitivity_at_one_step_is_flagged(audit):
     rate = spec.ALG_1.evaluate("noise_rate", epsilon=EPS1,
@@ -181,6 +183,7 @@ def test_alg1_sensitivity_at_one_step_is_flagged(audit):
 SC_TWIN = dict(epsilon=EPS1, delta=0.0, steps=100, strong_convexity=1.0)
 
 
+@pytest.mark.spec("zhang17.alg_1", "zhang17.thm_1", "zhang17.lemma_2", "zhang17.lemma_3")
 @pytest.mark.planted
 def test_alg1_strongly_convex_sensitivity_for_convex_loss_is_flagged(audit):
     pair, loss = planted.huber_pair(N1)
@@ -232,6 +235,7 @@ def _gauss_audit(audit, mechanism, pair):
     return prof, point
 
 
+@pytest.mark.spec("zhang17.alg_1", "zhang17.thm_1", "zhang17.lemma_2")
 @pytest.mark.audit
 def test_alg1_gaussian_privacy(audit):
     pair = planted.huber_pair(N1)[0]
@@ -240,6 +244,7 @@ def test_alg1_gaussian_privacy(audit):
     assert not any(r.violated for r in results), [str(r) for r in results]
 
 
+@pytest.mark.spec("zhang17.alg_1", "zhang17.thm_1", "zhang17.lemma_2")
 @pytest.mark.planted
 def test_alg1_gaussian_sensitivity_at_one_step_is_flagged(audit):
     twin_sigma = spec.gaussian_sigma(epsilon=EPS1, delta=DELTA1,
@@ -276,6 +281,7 @@ def _wide_audit(audit, mechanism):
                                       alpha=audit.alpha, seed=audit.seed))
 
 
+@pytest.mark.spec("zhang17.alg_1", "zhang17.thm_1")
 @pytest.mark.audit
 def test_alg1_analytic_gaussian_beyond_printed_validity(audit):
     sens = _alg1_consts(**WIDE)["sensitivity"]
@@ -286,6 +292,7 @@ def test_alg1_analytic_gaussian_beyond_printed_validity(audit):
     assert not result.violated, str(result)
 
 
+@pytest.mark.spec("zhang17.alg_1", "zhang17.thm_1")
 @pytest.mark.planted
 def test_alg1_printed_gaussian_beyond_validity_is_flagged(audit):
     assert spec.gaussian_failure_epsilon(WIDE_DELTA) < WIDE_EPS
@@ -304,6 +311,7 @@ def test_alg1_printed_gaussian_beyond_validity_is_flagged(audit):
 SC_STRENGTH = 0.1
 
 
+@pytest.mark.spec("zhang17.alg_1", "zhang17.thm_1", "zhang17.lemma_3")
 @pytest.mark.audit
 def test_alg1_strongly_convex_privacy(audit):
     pair, loss = planted.regularised_huber_pair(N1, strength=SC_STRENGTH)
@@ -368,6 +376,7 @@ def _alg2_output_audit(audit, fn, name, pairs):
             for k, (label, (pair, loss)) in enumerate(pairs)]
 
 
+@pytest.mark.spec("zhang17.alg_2", "zhang17.thm_4")
 @pytest.mark.audit
 def test_alg2_output_privacy(audit):
     pairs = [("step-size", planted.step_size_pair(N2)), ("Huber", planted.huber_pair(N2))]
@@ -375,6 +384,7 @@ def test_alg2_output_privacy(audit):
     assert not any(r.violated for r in results), [str(r) for r in results]
 
 
+@pytest.mark.spec("zhang17.alg_2", "zhang17.thm_4", "zhang17.thm_5")
 @pytest.mark.planted
 def test_alg2_data_dependent_step_is_flagged(audit):
     ds, nb = _step_twin_constants()
@@ -415,12 +425,14 @@ def _alg2_transcript_audit(audit, fn, name, runs):
 TRANSCRIPT_RUNS = {"smoke": 20000, "standard": 50000, "deep": 200000}
 
 
+@pytest.mark.spec("zhang17.alg_2", "zhang17.thm_4")
 @pytest.mark.audit
 def test_alg2_transcript_privacy(audit):
     results = _alg2_transcript_audit(audit, alg.rrpsgd, "rrpsgd", TRANSCRIPT_RUNS[audit.tier])
     assert not any(r.violated for r in results), [str(r) for r in results]
 
 
+@pytest.mark.spec("zhang17.alg_2", "zhang17.thm_4")
 @pytest.mark.planted
 def test_alg2_reused_noise_is_flagged(audit):
     assert planted.rrpsgd_reuse_sign_probability(N2) > 1 - 3e-5  # delta(eps) ~ 1: a real violation

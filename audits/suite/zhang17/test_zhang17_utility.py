@@ -168,6 +168,7 @@ def _thm2_audit(audit, delta, index):
     return rate, level
 
 
+@pytest.mark.spec("zhang17.alg_1", "zhang17.thm_2")
 @pytest.mark.audit
 def test_thm2_pure_rate_and_explicit_bound(audit):
     rate, level = _thm2_audit(audit, 0.0, 0)
@@ -175,6 +176,7 @@ def test_thm2_pure_rate_and_explicit_bound(audit):
     assert level.passed, str(level)
 
 
+@pytest.mark.spec("zhang17.alg_1", "zhang17.thm_2")
 @pytest.mark.audit
 def test_thm2_approx_rate_and_explicit_bound(audit):
     rate, level = _thm2_audit(audit, THM2_DELTA, 1)
@@ -223,6 +225,7 @@ def _thm3_explicit(delta):
     return bound
 
 
+@pytest.mark.spec("zhang17.alg_1", "zhang17.thm_3")
 @pytest.mark.audit
 def test_thm3_rates_and_explicit_bounds(audit):
     share = audit.alpha / 4  # two rates and two levels
@@ -272,6 +275,7 @@ def _printed_output_bound(params):
     return spec.THM_5.evaluate("utility_bound_printed_output", learning_rate=eta, **values)
 
 
+@pytest.mark.spec("zhang17.alg_2", "zhang17.thm_5")
 @pytest.mark.audit
 def test_thm5_gradient_rate_and_bound(audit):
     measure = Memo(_gradient_norm)
@@ -329,6 +333,7 @@ def _row(n, name, values, evaluations, alpha, extra=None):
     return row
 
 
+@pytest.mark.spec("zhang17.alg_1", "zhang17.thm_2", "bst14.alg_1")
 def test_bst14_side_by_side(audit):
     """Measured, not assumed: excess risk (intervals at the audit's alpha, per row) and gradient counts."""
     loss = instances.regularised_logistic_loss(strength=CMP_STRENGTH)

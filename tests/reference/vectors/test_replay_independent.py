@@ -210,6 +210,7 @@ def test_replay_alg1_vector(path):
     assert ("printed-calibration" in flags) == (par["calibration"] == "printed")
     assert ("rigorous-calibration" in flags) == (par["calibration"] == "rigorous")
     assert not res["kink_hit"] or "subgradient" in flags
+    assert ("kink" in flags) == res["kink_hit"]
 
 
 @pytest.mark.parametrize("path", load_alg1_vectors())
@@ -223,5 +224,34 @@ def test_vector_is_sensitive_to_the_gradient(path, monkeypatch):
         return [1.001 * x for x in g], at_kink
 
     monkeypatch.setitem(globals(), "gradient", slipped)
+    with pytest.raises(AssertionError):
+        test_replay_alg1_vector(path)
+
+
+def test_a_vector_hits_the_kink_exactly_once_and_tests_its_convention(monkeypatch):
+    """bst14-alg1-hinge-ball-kink: the margins of the sampled records cross 1 and equal it at one
+    step only, so the README's convention at the kink (subgradient 0) decides the output: a replay
+    that takes -y x there (the other end of the subdifferential) misses the vector."""
+    path = VECTOR_DIR / "bst14-alg1-hinge-ball-kink.json"
+    vec = json.loads(path.read_text())
+    margins = []
+    exact = gradient
+
+    def recording(name, theta, row):
+        margins.append(row[-1] * dot(theta, row[:-1]))
+        return exact(name, theta, row)
+
+    monkeypatch.setitem(globals(), "gradient", recording)
+    test_replay_alg1_vector(path)
+    assert margins.count(1.0) == 1 and min(margins) < 1.0 < max(margins)
+    assert min(abs(m - 1.0) for m in margins if m != 1.0) > 1e-3  # no near-ties that rounding could flip
+
+    def other_convention(name, theta, row):
+        x, y = row[:-1], row[-1]
+        if name == "Hinge" and y * dot(theta, x) == 1.0:
+            return [-y * xi for xi in x], True
+        return exact(name, theta, row)
+
+    monkeypatch.setitem(globals(), "gradient", other_convention)
     with pytest.raises(AssertionError):
         test_replay_alg1_vector(path)
