@@ -48,6 +48,7 @@ the norm of the minimisers).
 from __future__ import annotations
 
 from reference.losses.base import BOUND_TOLERANCE, Loss, LossConstants
+from reference.losses.bounds import minimiser_norm_bound, origin_value_bound
 from reference.losses.heavy_tailed import (
     HeavyTailedHalfSquaredDistance,
     HeavyTailedLeastSquares,
@@ -63,15 +64,13 @@ from reference.losses.linear_predictors import (
 )
 from reference.losses.points import HalfSquaredDistance, Linear
 from reference.losses.radial import PseudoHuberDistance, WelschDistance
-from reference.losses.robust import Welsch
 from reference.losses.regularisers import (
     L1Regulariser,
     L2Regulariser,
     Regularised,
     Regulariser,
 )
-from reference.losses.bounds import minimiser_norm_bound, origin_value_bound
-from reference.losses.robust import Cauchy
+from reference.losses.robust import Cauchy, Welsch
 
 __all__ = [
     "LossConstants",
