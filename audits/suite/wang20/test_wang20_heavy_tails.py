@@ -158,7 +158,7 @@ def test_heavy_tailed_comparison(audit):
     share = audit.alpha / 2
     result = compare(methods, axis="tail_index", values=TAILS, runs=counts, quantity="excess population risk",
                      alpha=share, seed=audit.seed,
-                     name="heavy tails: wang20 Alg.4 against clipped bst14 Alg.1 and wang19 DP-PGD",
+                     name="heavy tails: wang20 Alg.4, clipped bst14 Alg.1 and wang19 DP-PGD",
                      reference_lines={"clipping floor (non-private, clipped)": lambda nu: floors[nu][0],
                                       "trivial output w = 0": lambda nu: float(problem(nu).excess_risk(np.zeros(2)))})
     # the assertion: at nu = 2.5, Algorithm 4's upper limit (alpha/4) below the floor's lower limit (alpha/4)
