@@ -40,6 +40,20 @@ def test_means_and_intervals():
     assert res.with_verdict(True, "why").passed and res.with_verdict(True, "why").notes == ("why",)
 
 
+def test_a_method_added_at_the_end_changes_no_other_number():
+    """The seeds are spawned per (method, value) in order, so a comparison can gain a method (the
+    heavy-tail comparison gained wang19 DP-PGD) without moving the numbers already reported."""
+    kw = dict(axis="tail_index", values=[2.5, 4.0, math.inf], runs=20, quantity="risk", seed=7)
+    before = compare(_methods(), **kw)
+    extra = {**_methods(), "later": lambda value, runs, rng: rng.exponential(size=runs)}
+    after = compare(extra, **kw)
+    assert after.series["constant"] == before.series["constant"] and after.series["noisy"] == before.series["noisy"]
+    assert list(after.series) == ["constant", "noisy", "later"]
+    # and the new method's draws are its own: the stream of child 2 * 3 + v_i of the spawned seeds
+    rng = np.random.default_rng(np.random.SeedSequence(7).spawn(9)[6])
+    assert after.series["later"]["mean"][0] == pytest.approx(rng.exponential(size=20).mean())
+
+
 def test_bad_methods_are_reported():
     with pytest.raises(ParameterError, match="finite"):
         compare({"nan": lambda v, runs, rng: np.full(runs, np.nan)}, axis="x", values=[1.0], runs=3, quantity="q",
