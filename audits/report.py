@@ -374,9 +374,11 @@ def _describe(d: dict) -> tuple[str, str, str]:
         what = f"level: measured / {d.get('reference_name') or 'reference'}"
         numbers = f"ratio {min(ratios):.3g} to {max(ratios):.3g} over {len(ratios)} points, band {band}"
         return what, numbers, "passed" if d.get("passed") else "FAILED"
-    if kind == "comparison":
+    if kind == "comparison" and "table" in d:  # audits.comparison
         what = f"comparison: {d['quantity']} against {d['axis']}"
         return what, "table under Comparisons", "passed" if d.get("passed") else "-"
+    if kind == "comparison":  # a suite's own side-by-side record: its one-line summary
+        return "comparison", d.get("summary", ""), "-"
     return str(kind), d.get("summary", ""), "-"
 
 
@@ -387,6 +389,9 @@ def _comparisons(entries: list[dict]) -> list[str]:
         return []
     lines = ["## Comparisons", ""]
     for nodeid, r in tables:
+        if "table" not in r:
+            lines += [f"`{_plots.short_name(nodeid)}`: {r.get('summary', '')}", ""]
+            continue
         lines += [f"`{_plots.short_name(nodeid)}`: {r['quantity']} against {r['axis']} (means with "
                   f"{100 * (1 - r['alpha']):.6g}% intervals)", "", r["table"], ""]
         lines += [f"* {k} not run: {v}" for k, v in r.get("missing", {}).items()]

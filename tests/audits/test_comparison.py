@@ -78,3 +78,21 @@ def test_report_writes_the_table_and_the_plot(tmp_path):
 
 def test_result_type():
     assert isinstance(compare(_methods(), axis="x", values=[1.0], runs=2, quantity="q", seed=0), ComparisonResult)
+
+
+def test_report_takes_a_side_by_side_record_without_a_table(tmp_path):
+    """A suite may record its own comparison (result_type "comparison", rows and a summary, as
+    zhang17's side by side with bst14 does): the report shows its summary, beside a table."""
+
+    class SideBySide:
+        def to_dict(self):
+            return {"result_type": "comparison", "rows": [{"n": 100, "risk": 1.0}], "summary": "a vs b: 1.0 vs 2.0",
+                    "seed": 0}
+
+    res = compare(_methods(), axis="tail_index", values=[2.5, math.inf], runs=5, quantity="risk", seed=1)
+    report = Report(seed=1, tier="smoke", family_alpha=0.01)
+    report.add("audits/x.py::test_own", SideBySide(), marker="audit")
+    report.add("audits/x.py::test_c", res, marker="audit")
+    text = report.write(tmp_path)["md"].read_text()
+    assert "a vs b: 1.0 vs 2.0" in text and "| tail_index |" in text
+
