@@ -39,7 +39,7 @@ R = 0.5  # record norm bound: replace-one sensitivity of the sum is 2R = 1
 #: simulated where the statistic is a threshold family (``runs_for_point(..., thresholds=True)``,
 #: ``runs_for_laplace``); profile mode: the normal approximation of ``runs_for_profile``. The
 #: power of every planted audit below at these run counts is measured by
-#: ``benchmarks/bench_audit_power.py`` (section "planted"; docs/audit-evidence.md), and that is
+#: ``benchmarks/bench_planted_power.py`` (docs/audit-evidence.md, "Planted audits"), and that is
 #: what a miss costs under ``--audit-seed random``: each planted test misses with probability
 #: one minus its measured power.
 DESIGN_POWER = 0.99
