@@ -59,7 +59,7 @@ class _PerSample:
         label = getattr(fn, "__qualname__", None) or type(fn).__name__
         self.__qualname__ = self.__name__ = f"per_sample({label})"
 
-    def __call__(self, data, runs, rng):
+    def __call__(self, data, *, runs, rng):
         sizes = [self.chunk] * (runs // self.chunk) + ([runs % self.chunk] if runs % self.chunk else [])
         # One child seed per chunk, drawn from the audit's stream: independent of ``jobs``.
         seeds = np.random.SeedSequence(int(rng.integers(2**63))).spawn(len(sizes))
@@ -97,7 +97,7 @@ def per_sample(fn, *, seeded=True, jobs=1, chunk=256, output=None):
     Returns
     -------
     callable
-        ``mechanism(data, runs, rng) -> ndarray`` with ``runs`` outputs along the first axis,
+        ``mechanism(data, *, runs, rng) -> ndarray`` with ``runs`` outputs along the first axis,
         and the attribute ``seeded``.
 
     Examples
@@ -107,7 +107,7 @@ def per_sample(fn, *, seeded=True, jobs=1, chunk=256, output=None):
     >>> def noisy_count(data, rng):            # one release per call
     ...     return float(np.sum(data)) + rng.laplace(0.0, 1.0)
     >>> mechanism = per_sample(noisy_count)
-    >>> mechanism(np.ones(4), 5, np.random.default_rng(0)).shape
+    >>> mechanism(np.ones(4), runs=5, rng=np.random.default_rng(0)).shape
     (5,)
     """
     if not callable(fn):

@@ -72,7 +72,7 @@ def _bins(sf):
     return np.clip(np.diff(cdf), 0.0, None)
 
 
-def selection_power(sf_d, sf_n, runs, *, epsilon, delta=0.0, alpha,
+def selection_power(sf_d, sf_n, *, runs, epsilon, delta=0.0, alpha,
                     selection_fraction=stats.SELECTION_FRACTION, simulations=SIMULATIONS, seed=0):
     """Mean power of the point-mode audit of a threshold family, the selection simulated.
 
@@ -130,25 +130,25 @@ def selection_power(sf_d, sf_n, runs, *, epsilon, delta=0.0, alpha,
 def _runs_cached(sf_d: bytes, sf_n: bytes, epsilon, delta, alpha, power, selection_fraction, start):
     d, n = np.frombuffer(sf_d), np.frombuffer(sf_n)
 
-    def achieved(runs, simulations):
-        return selection_power(d, n, runs, epsilon=epsilon, delta=delta, alpha=alpha,
+    def _achieved(n_runs, simulations):
+        return selection_power(d, n, runs=n_runs, epsilon=epsilon, delta=delta, alpha=alpha,
                                selection_fraction=selection_fraction, simulations=simulations)
 
     # Bracket cheaply (a third of the repetitions), then decide with all of them.
     low, high = None, int(start)
     while True:
-        while achieved(high, SIMULATIONS // 3) < power:
+        while _achieved(high, SIMULATIONS // 3) < power:
             low, high = high, int(math.ceil(high * 1.3))
             if high > 10**10:
                 raise ParameterError("no run count up to 1e10 reaches the power in simulation")
-        if achieved(high, SIMULATIONS) >= power:
+        if _achieved(high, SIMULATIONS) >= power:
             break
         low, high = high, int(math.ceil(high * 1.15))
     if low is None:
         return high
     while high > 1.03 * low:
         mid = int(math.ceil(math.sqrt(low * high)))
-        if achieved(mid, SIMULATIONS) >= power:
+        if _achieved(mid, SIMULATIONS) >= power:
             high = mid
         else:
             low = mid

@@ -375,7 +375,7 @@ def _available_memory() -> int:
         return 2**34
 
 
-def memory_needed(runs: int, bytes_per_output: int) -> int:
+def memory_needed(*, runs: int, bytes_per_output: int) -> int:
     """Estimated peak bytes of one audit: the outputs of both datasets (selection and test
     calls together are at most about ``runs`` each, plus Poisson slack) and the working arrays
     of the statistics. The mechanism's own working memory is not included."""
@@ -406,7 +406,7 @@ def _probe(mechanism, dataset, seed: int, name: str, runs: int) -> int:
 
 
 def _check_memory(runs: int, bytes_per_output: int) -> None:
-    need, have = memory_needed(runs, bytes_per_output), _available_memory()
+    need, have = memory_needed(runs=runs, bytes_per_output=bytes_per_output), _available_memory()
     if need > have:
         raise ParameterError(
             f"runs ({runs}) needs about {need:.2g} bytes of memory for the outputs "

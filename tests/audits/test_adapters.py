@@ -37,9 +37,9 @@ def fit(data, rng):
 
 def test_shapes_and_stacking():
     rng = np.random.default_rng(0)
-    assert per_sample(noisy_count)(np.ones(4), 7, rng).shape == (7,)
-    assert per_sample(noisy_pair, chunk=3)(np.ones(4), 7, rng).shape == (7, 2)
-    out = per_sample(fit, output=lambda m: m.coef_)(np.ones(4), 5, rng)
+    assert per_sample(noisy_count)(np.ones(4), runs=7, rng=rng).shape == (7,)
+    assert per_sample(noisy_pair, chunk=3)(np.ones(4), runs=7, rng=rng).shape == (7, 2)
+    out = per_sample(fit, output=lambda m: m.coef_)(np.ones(4), runs=5, rng=rng)
     assert out.shape == (5, 2) and np.all(out[:, 1] == 1.0)
 
 
@@ -47,9 +47,9 @@ def test_outputs_depend_on_the_seed_only_not_on_jobs():
     """Chunks are seeded from the audit's rng, so the result is the same with 1 or 2 workers,
     different for another seed, and the chunk-by-chunk draws are independent (no repeats)."""
     data = np.arange(5.0)
-    serial = per_sample(noisy_count, chunk=50)(data, 300, np.random.default_rng(11))
-    parallel = per_sample(noisy_count, chunk=50, jobs=2)(data, 300, np.random.default_rng(11))
-    other = per_sample(noisy_count, chunk=50)(data, 300, np.random.default_rng(12))
+    serial = per_sample(noisy_count, chunk=50)(data, runs=300, rng=np.random.default_rng(11))
+    parallel = per_sample(noisy_count, chunk=50, jobs=2)(data, runs=300, rng=np.random.default_rng(11))
+    other = per_sample(noisy_count, chunk=50)(data, runs=300, rng=np.random.default_rng(12))
     assert np.array_equal(serial, parallel)
     assert not np.array_equal(serial, other)
     assert np.unique(serial).size == serial.size  # chunks do not repeat each other's draws
@@ -59,7 +59,8 @@ def test_outputs_depend_on_the_seed_only_not_on_jobs():
 def test_unseeded_functions_run_in_workers_without_repeating_draws():
     """With seeded=False and jobs > 1 each worker reseeds the global generators from the OS:
     no two chunks repeat each other's draws (forked workers would otherwise share state)."""
-    out = per_sample(unseeded_count, seeded=False, jobs=2, chunk=20)(np.zeros(3), 80, np.random.default_rng(0))
+    mechanism = per_sample(unseeded_count, seeded=False, jobs=2, chunk=20)
+    out = mechanism(np.zeros(3), runs=80, rng=np.random.default_rng(0))
     assert out.shape == (80,) and np.unique(out).size == 80
 
 
