@@ -4,46 +4,74 @@
 
     dperm audit MODULE:MECHANISM --pair MODULE:PAIR --epsilon E [--delta D] [--runs N]
                 [--seed S] [--alpha A] [--relation replace-one|add-remove-one]
-                [--profile MODULE:PROFILE] [--json]
+                [--profile PROFILE] [--statistic MODULE:NAME] [--event MODULE:NAME|T]
+                [--direction both|dataset|neighbour] [--low-bits auto|on|off]
+                [--power P] [--detect F] [--json]
 
-``MODULE`` is an importable module name or the path of a ``.py`` file. ``MECHANISM`` names a
-callable ``mechanism(data, runs, rng)``. ``PAIR`` names a :class:`audits.pairs.NeighbouringPair`,
-a ``(dataset, neighbour)`` tuple, or a zero-argument callable returning either; a tuple is
-checked with ``--relation`` (default replace-one). ``PROFILE`` (optional) names a declared
-privacy profile ``delta(eps)`` or an object with ``tradeoff``: profile mode.
+``MODULE`` is an importable module name (found from the current directory too) or the path of
+a ``.py`` file (whose folder is put on the import path, so it can import the helpers next to
+it). ``MECHANISM`` names a callable ``mechanism(data, runs, rng)``. ``PAIR`` names a
+:class:`audits.pairs.NeighbouringPair`, a ``(dataset, neighbour)`` tuple, or a zero-argument
+callable returning either; a tuple is checked with ``--relation`` (default replace-one).
+``PROFILE`` is ``MODULE:NAME`` (a profile ``delta(eps)`` or an object with ``tradeoff``) or a
+ready-made profile (:mod:`audits.profiles`: ``laplace:scale=B``, ``gaussian:sigma=S``,
+``gaussian:epsilon=E,delta=D``, ``pure``, ``record:ID,NAME=VALUE,...``): profile mode.
+``--statistic`` and ``--event`` name a statistic ``T(outputs)`` and an event
+``S(outputs) -> bool`` (or give a threshold ``t`` for ``{T > t}``); with an event, all runs go to
+the test (:func:`audits.privacy.audit_privacy`).
 
-Prints the one-line result (or its JSON with ``--json``). Exit status:
+Without ``--runs`` the run count is derived from a target power: the runs per dataset that flag
+the mechanism the claim describes (the ready-made profile's, or a Laplace mechanism calibrated
+to epsilon, or the analytic Gaussian when delta > 0) with its noise multiplied by ``--detect``
+(default 0.8) with probability ``--power`` (default 0.9), at most :data:`MAX_DEFAULT_RUNS`; a
+note on stderr says which.
+
+Prints the one-line result (or its JSON with ``--json``: indented by 2, an infinite value
+written as null and its key listed in ``"infinite"``, as the other verbs do). Exit status:
 
 * 0: the claim is not refuted; 1: it is refuted;
-* 2: bad arguments or invalid values (one line on stderr): a claim out of range, a pair that is
-  not a pair of neighbours, a mechanism that returns outputs of the wrong shape or type, ...;
-* 3: an exception raised *inside* the user's code (the mechanism, its ``logpdf``, the pair
-  factory or the profile): the full traceback is printed on stderr, so that a bug in the
-  mechanism is never mistaken for bad arguments nor for a refuted claim.
+* 2: bad arguments or invalid values (one line ``dperm: error: ...`` on stderr): a claim out of
+  range, a pair that is not a pair of neighbours, runs beyond the memory estimate, a mechanism
+  that returns outputs of the wrong shape or type, a module that does not exist, ...;
+* 3: the audited code itself failed: an exception while importing the user's file or module
+  (one line naming the cause and where), or raised *inside* the user's code (the mechanism, its
+  ``logpdf``, the statistic or event, the pair factory or the profile: the line and the
+  traceback), so that a bug in the mechanism is never mistaken for bad arguments nor for a
+  refuted claim.
 
-Exceptions raised while importing the user's module propagate unchanged (with a traceback).
+Warnings (:class:`audits.privacy.RngWarning`: outputs that do not behave as draws from ``rng``)
+are printed as ``dperm: warning: ...`` lines on stderr.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import functools
 import importlib
 import importlib.util
 import json
+import math
+import os
 import sys
 import traceback
+import warnings
 from pathlib import Path
 
 from audits.pairs import NeighbouringPair, as_relation, assert_neighbours
-from audits.privacy import _name, audit_privacy
+from audits.privacy import RngWarning, _name, audit_privacy
+from audits.profiles import ReadyProfile
 from spec.errors import ParameterError
 
-__all__ = ["add_arguments", "run", "main", "load_object", "EXIT_USER_ERROR"]
+__all__ = ["add_arguments", "run", "main", "load_object", "EXIT_USER_ERROR", "MAX_DEFAULT_RUNS"]
 
-DEFAULT_RUNS = 100_000
-#: Exit status when the user's own code raised (traceback on stderr).
+#: Exit status when the user's own code raised (or failed to import).
 EXIT_USER_ERROR = 3
+#: Largest run count chosen when ``--runs`` is not given.
+MAX_DEFAULT_RUNS = 2_000_000
+#: Smallest run count chosen when ``--runs`` is not given.
+MIN_DEFAULT_RUNS = 1000
+PREFIX = "dperm: error: "
 
 
 class _UsageError(Exception):
@@ -53,9 +81,10 @@ class _UsageError(Exception):
 class _UserCodeError(Exception):
     """An exception raised inside the user's code (its ``__cause__``): exit status 3."""
 
-    def __init__(self, what: str):
+    def __init__(self, what: str, traceback_too: bool = True):
         super().__init__(what)
         self.what = what
+        self.traceback_too = traceback_too
 
 
 def _guarded(function, what: str):
@@ -77,6 +106,7 @@ def _guard_mechanism(mechanism, reference: str):
     call.__qualname__ = _name(mechanism)  # the audit names the mechanism in its messages
     logpdf = getattr(mechanism, "logpdf", None)
     call.logpdf = _guarded(logpdf, f"{reference}.logpdf") if callable(logpdf) else None
+    call.seeded = getattr(mechanism, "seeded", True)
     return call
 
 
@@ -101,16 +131,58 @@ def add_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
                         help="a NeighbouringPair, a (dataset, neighbour) tuple, or a callable returning one")
     parser.add_argument("--epsilon", required=True, type=float, help="claimed epsilon (> 0)")
     parser.add_argument("--delta", type=float, default=0.0, help="claimed delta in [0, 1) (default 0)")
-    parser.add_argument("--runs", type=int, default=DEFAULT_RUNS,
-                        help=f"runs per dataset (default {DEFAULT_RUNS})")
+    parser.add_argument("--runs", type=float, default=None,
+                        help="runs per dataset, an integer (default: derived from --power and --detect)")
     parser.add_argument("--seed", type=int, default=None, help="seed (default: drawn and printed)")
-    parser.add_argument("--alpha", type=float, default=0.05, help="error level (default 0.05)")
+    parser.add_argument("--alpha", type=float, default=0.05,
+                        help="error level: a correct mechanism is refuted with probability at most this "
+                             "(default 0.05)")
     parser.add_argument("--relation", choices=["replace-one", "add-remove-one"], default="replace-one",
                         help="relation asserted for a (dataset, neighbour) tuple (default replace-one)")
-    parser.add_argument("--profile", default=None, metavar="MODULE:PROFILE",
-                        help="declared privacy profile delta(eps) (or trade-off object): profile mode")
+    parser.add_argument("--profile", default=None, metavar="PROFILE",
+                        help="declared privacy profile: MODULE:NAME (delta(eps) or a trade-off object) or "
+                             "ready-made laplace:scale=B | gaussian:sigma=S | gaussian:epsilon=E,delta=D | "
+                             "pure | record:ID,NAME=VALUE,... (profile mode)")
+    parser.add_argument("--statistic", default=None, metavar="MODULE:NAME",
+                        help="statistic(outputs) -> one number per output, instead of the default family")
+    parser.add_argument("--event", default=None, metavar="MODULE:NAME|T",
+                        help="the event to test: event(outputs) -> one boolean per output, or a number T "
+                             "for {statistic > T}; all runs go to the test (no selection)")
+    parser.add_argument("--direction", choices=["both", "dataset", "neighbour"], default="both",
+                        help="with --event: which order of the claim to test (both: alpha/2 each)")
+    parser.add_argument("--low-bits", choices=["auto", "on", "off"], default="auto",
+                        help="the low-bit test of floating-point outputs (auto: with the default "
+                             "statistic; off: audit the real-valued idealisation)")
+    parser.add_argument("--power", type=float, default=0.9,
+                        help="without --runs: target power of the derived run count (default 0.9)")
+    parser.add_argument("--detect", type=float, default=0.8,
+                        help="without --runs: the noise factor the derived run count must flag (default 0.8)")
     parser.add_argument("--json", action="store_true", help="print the result as JSON")
     return parser
+
+
+@contextlib.contextmanager
+def _import_path(folder: str):
+    """``folder`` first on ``sys.path`` while the user's code is loaded and run."""
+    sys.path.insert(0, folder)
+    try:
+        yield
+    finally:
+        with contextlib.suppress(ValueError):
+            sys.path.remove(folder)
+
+
+def _import_failure(spec: str, exc: BaseException) -> _UserCodeError:
+    """One line: the exception and the innermost frame of the user's file."""
+    frames = traceback.extract_tb(exc.__traceback__)
+    where = ""
+    if isinstance(exc, SyntaxError) and exc.filename:
+        where = f" ({exc.filename}, line {exc.lineno})"
+    elif frames:
+        where = f" ({frames[-1].filename}, line {frames[-1].lineno})"
+    err = _UserCodeError(f"importing {spec} failed{where}", traceback_too=False)
+    err.__cause__ = exc
+    return err
 
 
 def _load_module(spec: str):
@@ -119,6 +191,8 @@ def _load_module(spec: str):
         if not path.is_file():
             raise _UsageError(f"module file ({spec}) does not exist")
         name = "dperm_audit_user_" + "".join(c if c.isalnum() else "_" for c in str(path.resolve()))
+        if name in sys.modules:
+            return sys.modules[name]
         module_spec = importlib.util.spec_from_file_location(name, path)
         if module_spec is None or module_spec.loader is None:
             raise _UsageError(f"module file ({spec}) cannot be imported")
@@ -126,17 +200,18 @@ def _load_module(spec: str):
         sys.modules[name] = module
         try:
             module_spec.loader.exec_module(module)
-        except SyntaxError as exc:
+        except Exception as exc:
             sys.modules.pop(name, None)
-            raise _UsageError(f"module file ({spec}) has a syntax error: {exc}") from None
-        except BaseException:
-            sys.modules.pop(name, None)
-            raise
+            raise _import_failure(spec, exc) from exc
         return module
     try:
         return importlib.import_module(spec)
-    except ImportError as exc:
-        raise _UsageError(f"module ({spec}) cannot be imported: {exc}") from None
+    except ModuleNotFoundError as exc:
+        if exc.name and (spec == exc.name or spec.startswith(exc.name + ".")):
+            raise _UsageError(f"module ({spec}) cannot be imported: {exc}") from None
+        raise _import_failure(spec, exc) from exc
+    except Exception as exc:
+        raise _import_failure(spec, exc) from exc
 
 
 def load_object(reference: str, what: str):
@@ -168,37 +243,126 @@ def _resolve_pair(obj, relation: str, reference: str = "pair") -> NeighbouringPa
                       f"zero-argument callable returning one; got {type(obj).__name__}")
 
 
+def _profile(text: str, args):
+    from audits import profiles
+
+    if profiles.is_ready_profile(text):
+        return profiles.ready_profile(text, epsilon=args.epsilon, delta=args.delta)
+    return _guard_profile(load_object(text, "profile"), text)
+
+
+def _runs(args, ready) -> tuple[int, str | None]:
+    """``--runs`` as an integer, or the derived default and a note saying how it was derived."""
+    if args.runs is not None:
+        if not math.isfinite(args.runs) or args.runs != int(args.runs):
+            raise _UsageError(f"--runs ({args.runs:g}) must be a whole number")
+        return int(args.runs), None
+    from audits import profiles
+    from spec import validate
+
+    validate.epsilon(args.epsilon)
+    validate.delta(args.delta, allow_zero=True)
+    power = validate.interval("power", args.power, 0.0, 1.0, closed="neither")
+    factor = validate.interval("detect", args.detect, 0.0, 1.0, closed="neither")
+    alpha = validate.interval("alpha", args.alpha, 0.0, 1.0, closed="neither")
+    runs = profiles.suggested_runs(ready, epsilon=args.epsilon, delta=args.delta, alpha=alpha, power=power,
+                                   factor=factor)
+    model = ready.description if ready is not None else (
+        f"a Laplace mechanism calibrated to epsilon {args.epsilon:g}" if args.delta == 0 else
+        f"the analytic Gaussian at ({args.epsilon:g}, {args.delta:g})")
+    chosen = min(max(runs, MIN_DEFAULT_RUNS), MAX_DEFAULT_RUNS)
+    note = (f"--runs not given: {chosen} runs per dataset, to flag noise x{factor:g} of {model} with power "
+            f"{power:g}" + ("" if chosen == runs else f" (the design asks {runs}; capped)"))
+    return chosen, note
+
+
+def _strict_json(d: dict) -> dict:
+    """The style of the other verbs: an infinite value (a string in ``to_dict``) becomes null and
+    its key (dotted for nested keys; prefixed by ``-`` for minus infinity) is listed in
+    ``"infinite"``."""
+    infinite = []
+
+    def walk(value, key):
+        if isinstance(value, str) and value in ("inf", "-inf"):
+            infinite.append(key if value == "inf" else f"-{key}")
+            return None
+        if isinstance(value, dict):
+            return {k: walk(v, f"{key}.{k}" if key else k) for k, v in value.items()}
+        if isinstance(value, list):
+            return [walk(v, f"{key}[{i}]") for i, v in enumerate(value)]
+        return value
+
+    out = walk(d, "")
+    out["infinite"] = infinite
+    return out
+
+
 def run(args: argparse.Namespace) -> int:
     """Execute ``dperm audit`` for parsed ``args``; returns the exit status."""
+    with warnings.catch_warnings(record=True) as caught, _import_path(os.getcwd()):
+        warnings.simplefilter("always", RngWarning)
+        status, text = _run(args)
+    for w in caught:
+        if issubclass(w.category, RngWarning):
+            print(f"dperm: warning: {' '.join(str(w.message).split())}", file=sys.stderr)
+        else:  # not ours to reformat
+            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+    if text is not None:
+        print(text)
+    return status
+
+
+def _run(args) -> tuple[int, str | None]:
     try:
-        mechanism = load_object(args.mechanism, "mechanism")
-        if not callable(mechanism):
-            raise _UsageError(f"mechanism ({args.mechanism}) must be callable as mechanism(data, runs, rng)")
-        pair = _resolve_pair(load_object(args.pair, "pair"), args.relation, args.pair)
-        profile = (_guard_profile(load_object(args.profile, "profile"), args.profile)
-                   if args.profile else None)
-        # TypeError and ParameterError reaching here come from the audit's checks of the
-        # arguments and of the user's outputs: errors inside user code are _UserCodeError.
-        result = audit_privacy(_guard_mechanism(mechanism, args.mechanism), pair,
-                               epsilon=args.epsilon, delta=args.delta, runs=args.runs,
-                               alpha=args.alpha, seed=args.seed, profile=profile)
+        folder = None
+        module_part = args.mechanism.rsplit(":", 1)[0]
+        if module_part.endswith(".py") or Path(module_part).is_file():
+            folder = str(Path(module_part).resolve().parent)
+        with _import_path(folder) if folder else contextlib.nullcontext():
+            mechanism = load_object(args.mechanism, "mechanism")
+            if not callable(mechanism):
+                raise _UsageError(f"mechanism ({args.mechanism}) must be callable as mechanism(data, runs, rng)")
+            pair = _resolve_pair(load_object(args.pair, "pair"), args.relation, args.pair)
+            profile = _profile(args.profile, args) if args.profile else None
+            ready = profile if isinstance(profile, ReadyProfile) else None
+            statistic = event = None
+            if args.statistic:
+                statistic = _guarded(load_object(args.statistic, "statistic"), f"statistic {args.statistic}")
+            if args.event:
+                try:
+                    event = float(args.event)
+                except ValueError:
+                    event = _guarded(load_object(args.event, "event"), f"event {args.event}")
+            runs, note = _runs(args, ready)
+            low_bits = {"auto": None, "on": True, "off": False}[args.low_bits]
+            # TypeError and ParameterError reaching here come from the audit's checks of the
+            # arguments and of the user's outputs: errors inside user code are _UserCodeError.
+            result = audit_privacy(_guard_mechanism(mechanism, args.mechanism), pair,
+                                   epsilon=args.epsilon, delta=args.delta, runs=runs, alpha=args.alpha,
+                                   seed=args.seed, profile=ready.profile if ready else profile,
+                                   statistic=statistic, event=event, direction=args.direction,
+                                   low_bits=low_bits)
     except _UserCodeError as exc:
         cause = exc.__cause__
-        print(f"dperm audit: error inside {exc.what} (a bug in the audited code, not in the "
-              f"arguments): {type(cause).__name__}: {cause}", file=sys.stderr)
-        tb = cause.__traceback__
-        # The first frame is the guard's own call; the rest is the user's code (and below).
-        traceback.print_exception(type(cause), cause, tb.tb_next or tb, file=sys.stderr)
-        return EXIT_USER_ERROR
+        message = " ".join(str(cause).split())
+        print(f"{PREFIX}{exc.what} (a bug in the audited code, not in the arguments): "
+              f"{type(cause).__name__}: {message}", file=sys.stderr)
+        if exc.traceback_too:
+            tb = cause.__traceback__
+            # The first frame is the guard's own call; the rest is the user's code (and below).
+            traceback.print_exception(type(cause), cause, tb.tb_next or tb, file=sys.stderr)
+        return EXIT_USER_ERROR, None
     except (_UsageError, ParameterError, TypeError) as exc:
         message = " ".join(str(exc).split())
-        print(f"dperm audit: error: {message}", file=sys.stderr)
-        return 2
+        print(f"{PREFIX}{message}", file=sys.stderr)
+        return 2, None
+    if note:  # printed once the audit ran (an error stays a single line)
+        print(f"dperm: note: {note}", file=sys.stderr)
     if args.json:
-        print(json.dumps(result.to_dict(), sort_keys=True, allow_nan=False))  # non-finite: strings
+        text = json.dumps(_strict_json(result.to_dict()), indent=2, allow_nan=False)
     else:
-        print(result)
-    return 1 if result.violated else 0
+        text = str(result)
+    return (1 if result.violated else 0), text
 
 
 def main(argv=None) -> int:

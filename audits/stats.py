@@ -108,8 +108,13 @@ OUTWARD = 1e-12
 EPSILON_STEP = 0.001
 #: Largest epsilon of that grid.
 EPSILON_MAX = 64.0
-#: Relative safety margin on computed binomial tails (they are accurate to ~1e-14).
-TAIL_MARGIN = 1e-9
+#: Relative safety margin on computed binomial tails. SciPy's ``bdtrc`` loses relative accuracy
+#: roughly in proportion to the counts: compared with exact mpmath sums it under-estimates the
+#: tail by up to 4e-9 (relative) at counts near 1e6 (``tests/audits/test_stats.py``), so the old
+#: margin 1e-9 was on the unsafe side there. 1e-6 covers counts up to about 1e8 at that rate,
+#: beyond what :func:`audits.privacy.audit_privacy`'s memory bound allows, and moves no verdict:
+#: a p-value 1e-6 (relative) larger changes no bound by more than one grid step.
+TAIL_MARGIN = 1e-6
 
 #: Fraction of the runs per dataset held out to choose the event in point mode
 #: (see :mod:`audits.privacy` for why 15%).
@@ -347,38 +352,124 @@ def poisson_point_bound(k_p, k_q, m, *, delta=0.0, alpha, arrivals) -> float:
     return float(grid[int(np.argmin(rejected)) - 1])
 
 
-def projected_point_bound(p, q, m, *, delta=0.0, alpha, iterations=45):
+def projected_point_bound(p, q, m, *, delta=0.0, alpha, tolerance=1e-6):
     """What :func:`poisson_point_bound` would give if the event frequencies were ``p`` and
     ``q`` at mean sample size ``m``: a smooth version for ranking candidate events.
 
     The counts are replaced by their means (fractional: the binomial tail is the regularised
     incomplete beta function, which extends to real arguments) and ``B`` by its mean
-    ``m delta e^-eps``; the largest ``eps`` where the tail is at most ``alpha`` is found by
-    bisection in ``[0, 30]``. Arrays over candidates; ``-1`` where not even ``eps = 0`` is
-    rejected. Used only to choose the event, never for a verdict.
+    ``m delta e^-eps``. For fixed ``B`` the largest ``eps`` where the tail is at most ``alpha``
+    is ``logit`` of the Clopper-Pearson-type quantile ``I^{-1}(alpha; k_p, k_q + B + 1)`` (one
+    inverse incomplete beta, no search); ``B`` depends on ``eps`` only when ``delta > 0``, and
+    then the root lies between the values at ``B = m delta`` (``eps = 0``) and at ``B = 0``,
+    where it is found by bisection to ``tolerance``. Arrays over candidates; ``-1`` where not
+    even ``eps = 0`` is rejected; at most 30. Used only to choose the event, never for a
+    verdict.
     """
     delta = validate.delta(delta, allow_zero=True)
     alpha = validate.interval("alpha", alpha, 0.0, 1.0, closed="neither")
     m = _trials(m)
     kp = np.atleast_1d(np.asarray(p, dtype=float)) * m
     kq = np.atleast_1d(np.asarray(q, dtype=float)) * m
+    a = np.maximum(kp, 1e-300)
 
-    def rejects(eps):
-        total = kp + kq + m * delta * np.exp(-eps)
+    def at_fixed_b(b):
         with np.errstate(all="ignore"):
-            tail = special.betainc(np.maximum(kp, 1e-300), np.maximum(total - kp + 1.0, 1e-300),
-                                   special.expit(eps))
-        return (kp >= 1.0) & (tail <= alpha)
+            return special.logit(special.betaincinv(a, np.maximum(kq + b + 1.0, 1e-300), alpha))
 
-    lo = np.zeros_like(kp)
-    hi = np.full_like(kp, 30.0)
-    ok = rejects(lo)
-    for _ in range(int(iterations)):
-        mid = 0.5 * (lo + hi)
-        r = rejects(mid)
-        lo = np.where(r, mid, lo)
-        hi = np.where(r, hi, mid)
-    return np.where(ok, lo, -1.0)
+    lo = at_fixed_b(m * delta)  # B at its largest (eps = 0): the root is at least this ...
+    out = lo.copy()
+    if delta > 0:
+        hi = at_fixed_b(0.0)  # ... and at most the root without B
+        todo = np.flatnonzero((hi - lo > tolerance) & (hi > 0))
+        if todo.size:
+            left, right = np.maximum(lo[todo], 0.0), hi[todo]
+            kpt, kqt = kp[todo], kq[todo]
+
+            def rejects(eps):
+                total = kpt + kqt + m * delta * np.exp(-eps)
+                with np.errstate(all="ignore"):
+                    tail = special.betainc(np.maximum(kpt, 1e-300), np.maximum(total - kpt + 1.0, 1e-300),
+                                           special.expit(eps))
+                return tail <= alpha
+
+            while np.any(right - left > tolerance):
+                mid = 0.5 * (left + right)
+                r = rejects(mid)
+                left, right = np.where(r, mid, left), np.where(r, right, mid)
+            out[todo] = np.where(rejects(left), left, np.where(lo[todo] >= 0, lo[todo], -1.0))
+    out = np.minimum(np.nan_to_num(out, nan=-1.0), 30.0)
+    return np.where((kp >= 1.0) & (out >= 0), out, -1.0)
+
+
+def _grid_point_above(epsilon: float) -> float:
+    """The smallest point of the inversion grid strictly above ``epsilon``: a verdict
+    ``epsilon_lower > epsilon`` needs a rejection there."""
+    return (math.floor(epsilon / EPSILON_STEP + 1e-9) + 1) * EPSILON_STEP
+
+
+def point_power(p, q, m, *, epsilon, delta=0.0, alpha):
+    """Exact power of the point test (:func:`poisson_point_bound`) at fixed events.
+
+    For an event with probabilities ``p`` (the dataset whose probability the claim bounds) and
+    ``q`` (the other one), ``Poisson(m)`` runs per dataset: the probability that the test
+    rejects at the grid point just above ``epsilon`` (what ``violated`` needs; rejections at the
+    grid points below it are then all but certain). ``K_q + B ~ Poisson(m (q + delta
+    e^-eps'))`` and, given ``S = K_p + K_q + B = s``, ``K_p ~ Bin(s, p / (p + q + delta
+    e^-eps'))``, so the power is ``sum_s P[S = s] P[Bin(s, pi_1) >= k*(s)]`` with ``k*(s)``
+    the smallest count the test rejects (computed with the test's own p-value function,
+    margin included). Summed over ``s`` within ``lambda -+ (10 sqrt(lambda) + 10)``: every
+    ``s`` while ``lambda < 6400`` (exact up to the truncation), beyond that every
+    ``floor(sqrt(lambda)/40)``-th term times that step (a Riemann sum of a smooth summand;
+    checked against the full sum in the tests).
+
+    Parameters
+    ----------
+    p, q : float or array_like
+        Event probabilities (same shape).
+    m : float
+        Mean test runs per dataset.
+    epsilon, delta, alpha : float
+        The claim and the test's level.
+
+    Returns
+    -------
+    float or ndarray
+    """
+    from scipy import stats as sps
+
+    epsilon = validate.epsilon(epsilon)
+    delta = validate.delta(delta, allow_zero=True)
+    alpha = validate.interval("alpha", alpha, 0.0, 1.0, closed="neither")
+    m = _trials(m)
+    p_arr = np.atleast_1d(np.asarray(p, dtype=float))
+    q_arr = np.atleast_1d(np.asarray(q, dtype=float))
+    if p_arr.shape != q_arr.shape:
+        raise ParameterError(f"p {p_arr.shape} and q {q_arr.shape} must have the same shape")
+    eps1 = _grid_point_above(epsilon)
+    pi0 = float(_pi0(np.asarray(eps1)))
+    out = np.zeros(p_arr.shape)
+    for i, (pi, qi) in enumerate(zip(p_arr.ravel(), q_arr.ravel())):
+        qq = qi + delta * math.exp(-eps1)
+        lam = m * (pi + qq)
+        if pi <= 0 or lam <= 0:
+            continue
+        width = 10.0 * math.sqrt(lam) + 10.0
+        # every s up to lambda ~ 6400; beyond, every step-th s with its term times step (the
+        # summand is smooth in s there: a Riemann sum over about 800 points)
+        step = max(1, int(math.sqrt(lam) / 40.0))
+        s = np.arange(max(0, int(lam - width)), int(lam + width) + 2, step)
+        with np.errstate(all="ignore"):  # a continuous inverse of the binomial CDF, then ...
+            k = np.ceil(np.nan_to_num(special.bdtrik(1.0 - alpha, s, pi0), nan=0.0)) + 1.0
+        k = np.clip(k, 1.0, s + 1.0)
+        # ... the test's own p-values decide: k* is the smallest count the test rejects
+        for _ in range(2):
+            k = np.where((k <= s) & (poisson_pvalue(k, s - k, 0, epsilon=eps1) > alpha), k + 1.0, k)
+            lower = np.maximum(k - 1.0, 1.0)
+            k = np.where((k > 1.0) & (poisson_pvalue(lower, s - lower, 0, epsilon=eps1) <= alpha), lower, k)
+        weight = sps.poisson.pmf(s, lam) * step
+        out.flat[i] = float(np.sum(weight * np.where(k <= s, sps.binom.sf(k - 1.0, s, pi / (pi + qq)), 0.0)))
+    return float(out[0]) if np.ndim(p) == 0 and np.ndim(q) == 0 else out.reshape(p_arr.shape)
 
 
 def normal_quantile(prob: float) -> float:
@@ -392,20 +483,23 @@ def _power(power) -> float:
 
 
 def runs_for_point(p, q, *, epsilon, delta=0.0, alpha, power=0.9,
-                   selection_fraction=SELECTION_FRACTION) -> int:
-    """Runs per dataset for the point-mode test to refute ``(epsilon, delta)`` with ``power``.
+                   selection_fraction=SELECTION_FRACTION, thresholds=False) -> int:
+    """Runs per dataset for the point-mode audit to refute ``(epsilon, delta)`` with ``power``.
 
-    Normal approximation of the conditional Poisson test (:func:`poisson_point_bound`) at one
-    event with true probabilities ``p`` (dataset) and ``q`` (neighbour): with ``m`` runs,
-    ``c = e^epsilon``, the statistic ``K_p - c (K_q + B)`` has mean ``m g``,
-    ``g = p - delta - c q``, and variance ``m v``, ``v = p + c^2 q + c delta``; the one-sided
-    test at level ``alpha`` rejects about when it exceeds ``z_{1-alpha} sqrt(m v)``. Power
-    ``power`` needs
+    ``p`` and ``q`` are arrays over candidate events: the probabilities of each event on the
+    dataset whose probability the claim bounds and on the other one.
 
-        m >= (z_{1-alpha} + z_power)^2 v / g^2.
-
-    ``p`` and ``q`` may be arrays over candidate events; the smallest requirement wins. The
-    result is ``m / (1 - selection_fraction)`` rounded up (the selection runs come on top).
+    * ``thresholds=False`` (separate candidates: a single event, or the values of a discrete
+      output): the test runs ``m`` are the smallest for which the *exact* power of the test at
+      the best candidate (:func:`point_power`) reaches ``power``, found by bisection from the
+      normal approximation ``m ~ (z_{1-alpha} + z_power)^2 v / g^2`` (``g = p - delta - e^eps
+      q``, ``v = p + e^{2 eps} q + e^eps delta``); the result is ``m / (1 - selection_fraction)``
+      rounded up. This assumes the selection finds the best candidate, which holds for a few
+      well-separated candidates (measured by ``benchmarks/bench_audit_power.py``).
+    * ``thresholds=True``: ``p`` and ``q`` are the survival functions ``P_D[T > t]`` and
+      ``P_D'[T > t]`` of one scalar statistic at increasing thresholds; the selection among its
+      thresholds is simulated (:func:`audits.design.runs_for_thresholds`), because the power
+      at a threshold the selection runs only roughly locate is below the power at the best one.
 
     Raises
     ------
@@ -422,6 +516,11 @@ def runs_for_point(p, q, *, epsilon, delta=0.0, alpha, power=0.9,
     q = np.atleast_1d(np.asarray(q, dtype=float))
     if p.shape != q.shape or not (np.all(np.isfinite(p)) and np.all(np.isfinite(q))):
         raise ParameterError("p and q must be finite arrays of the same shape")
+    if thresholds:
+        from audits import design
+
+        return design.runs_for_thresholds(p, q, epsilon=epsilon, delta=delta, alpha=alpha, power=power,
+                                          selection_fraction=selection_fraction)
     c = math.exp(epsilon)
     gap = p - delta - c * q
     ok = (gap > 0) & (q >= 0) & (p <= 1)
@@ -432,9 +531,25 @@ def runs_for_point(p, q, *, epsilon, delta=0.0, alpha, power=0.9,
         )
     var = p + c * c * q + c * delta
     z = normal_quantile(1 - alpha) + normal_quantile(power)
-    need = z * z * var[ok] / gap[ok] ** 2
-    m = float(np.min(need))
-    return int(math.ceil(m / (1.0 - selection_fraction)))
+    need = np.full(p.shape, np.inf)
+    need[ok] = z * z * var[ok] / gap[ok] ** 2
+    # The exact power decides, at the few candidates the normal approximation ranks best.
+    best = np.argsort(need, kind="stable")[:4]
+    best = best[np.isfinite(need[best])]
+
+    def achieved(m):
+        return float(np.max(point_power(p[best], q[best], max(m, 1.0), epsilon=epsilon, delta=delta,
+                                        alpha=alpha)))
+
+    low, high = 0.0, max(float(need[best[0]]), 1.0)
+    while achieved(high) < power:
+        low, high = high, 1.5 * high
+        if high > 1e13:
+            raise ParameterError("no run count up to 1e13 reaches the power at these events")
+    while high - low > max(1.0, 1e-3 * high):
+        mid = 0.5 * (low + high)
+        low, high = (low, mid) if achieved(mid) >= power else (mid, high)
+    return int(math.ceil(math.ceil(high) / (1.0 - selection_fraction) - 1e-9))
 
 
 def runs_for_profile(p, q, bound, slope, *, alpha, power=0.9) -> int:
@@ -504,7 +619,7 @@ def runs_for_gaussian(*, sigma, sensitivity=1.0, factor, alpha, power=0.9, mode=
     if epsilon is None or delta is None:
         raise ParameterError("mode 'point' needs epsilon and delta")
     return runs_for_point(p, q, epsilon=epsilon, delta=delta, alpha=alpha, power=power,
-                          selection_fraction=selection_fraction)
+                          selection_fraction=selection_fraction, thresholds=True)
 
 
 def runs_for_laplace(*, scale, sensitivity=1.0, factor, epsilon, alpha, power=0.9,
@@ -512,19 +627,22 @@ def runs_for_laplace(*, scale, sensitivity=1.0, factor, epsilon, alpha, power=0.
     """Runs per dataset to refute ``epsilon``-DP for Laplace noise of scale ``factor * scale``.
 
     Output laws ``Lap(0, b)`` and ``Lap(sensitivity, b)`` with ``b = factor * scale``; events
-    ``{X <= t}``, ``t <= 0``, have the exact ratio ``exp(sensitivity / b)``; ``t`` ranges over
-    a grid so that the best trade-off between ratio and count is found
-    (:func:`runs_for_point`, ``delta = 0``).
+    ``{X <= t}``, ``t <= 0``, have the exact ratio ``exp(sensitivity / b)``. The released value
+    is the statistic: its thresholds are a threshold family, and the run count is the one at
+    which the audit, its selection simulated, reaches ``power``
+    (:func:`runs_for_point` with ``thresholds=True``, ``delta = 0``).
     """
     scale = validate.positive("scale", scale)
     sensitivity = validate.positive("sensitivity", sensitivity)
     factor = _factor(factor)
     b = factor * scale
-    t = np.linspace(-20.0 * b, sensitivity, 2001)
+    t = np.linspace(-20.0 * b, sensitivity + 20.0 * b, 4001)
 
     def cdf(x, loc):
         z = (x - loc) / b
         return np.where(z < 0, 0.5 * np.exp(np.minimum(z, 0.0)), 1 - 0.5 * np.exp(-np.maximum(z, 0.0)))
 
-    return runs_for_point(cdf(t, 0.0), cdf(t, sensitivity), epsilon=epsilon, delta=0.0,
-                          alpha=alpha, power=power, selection_fraction=selection_fraction)
+    # survival functions P[X > t] of the two laws: a threshold family (selection simulated)
+    return runs_for_point(1.0 - cdf(t, sensitivity), 1.0 - cdf(t, 0.0), epsilon=epsilon, delta=0.0,
+                          alpha=alpha, power=power, selection_fraction=selection_fraction,
+                          thresholds=True)

@@ -15,8 +15,18 @@ USER_FILE = textwrap.dedent('''
     import numpy as np
     from audits import replace_one, add_remove_one
 
-    def laplace(data, runs, rng):
+    def laplace(data, runs, rng):  # the textbook float Laplace: its low bits leak
         return data.sum() + 1.0 * rng.laplace(size=runs)
+
+    def geometric(data, runs, rng):  # integer-valued Laplace (two-sided geometric): 0.8-DP, claimed 1
+        p = 1.0 - np.exp(-0.8)
+        return int(data.sum()) + rng.geometric(p, runs) - rng.geometric(p, runs)
+
+    def count_statistic(outputs):
+        return outputs.astype(float)
+
+    def low_event(outputs):
+        return outputs <= -3
 
     def leaky(data, runs, rng):
         return data.sum() + 0.25 * rng.laplace(size=runs)
@@ -79,7 +89,7 @@ def audit(argv):
 
 
 def test_correct_mechanism_exits_zero_and_prints_one_line(user_file, capsys):
-    status = audit([f"{user_file}:laplace", "--pair", f"{user_file}:PAIR", "--epsilon", "1",
+    status = audit([f"{user_file}:geometric", "--pair", f"{user_file}:PAIR", "--epsilon", "1",
                     "--runs", "2000", "--seed", "3"])
     out = capsys.readouterr().out
     assert status == 0
@@ -99,9 +109,21 @@ def test_json_output_pair_callable_and_tuple(user_file, capsys):
                     "--epsilon", "1", "--delta", "1e-5", "--runs", "1000", "--seed", "4", "--json"])
     data = json.loads(capsys.readouterr().out)
     assert status == 0 and data["seed"] == 4 and data["relation"] == "add/remove-one"
-    status = audit([f"{user_file}:laplace", "--pair", f"{user_file}:TUPLE", "--epsilon", "1",
+    status = audit([f"{user_file}:geometric", "--pair", f"{user_file}:TUPLE", "--epsilon", "1",
                     "--runs", "1000", "--seed", "4", "--json"])
-    assert status == 0 and json.loads(capsys.readouterr().out)["relation"] == "replace-one"
+    text = capsys.readouterr().out
+    assert status == 0 and json.loads(text)["relation"] == "replace-one"
+    assert text.startswith('{\n  "')  # indented by 2, as the other verbs
+
+
+def test_json_lists_infinite_values_as_null(user_file, capsys):
+    """The float Laplace is refuted through an event the other dataset never shows: an infinite
+    estimate, written as null with its key in "infinite" (the style of the other verbs)."""
+    status = audit([f"{user_file}:laplace", "--pair", f"{user_file}:PAIR", "--epsilon", "1",
+                    "--runs", "20000", "--seed", "4", "--json"])
+    data = json.loads(capsys.readouterr().out)
+    assert status == 1 and data["epsilon_estimate"] is None and "epsilon_estimate" in data["infinite"]
+    assert [t["family"] for t in data["tests"]] == ["value", "low-bit"]
 
 
 def test_profile_option(user_file, capsys):
@@ -114,9 +136,67 @@ def test_profile_option(user_file, capsys):
 def test_importable_module_name(tmp_path, monkeypatch, capsys):
     (tmp_path / "my_importable_mech.py").write_text(USER_FILE)
     monkeypatch.syspath_prepend(str(tmp_path))
-    status = audit(["my_importable_mech:laplace", "--pair", "my_importable_mech:PAIR", "--epsilon", "1",
+    status = audit(["my_importable_mech:geometric", "--pair", "my_importable_mech:PAIR", "--epsilon", "1",
                     "--runs", "1000", "--seed", "1"])
     assert status == 0
+
+
+def test_module_name_in_the_current_directory(tmp_path, monkeypatch, capsys):
+    """MODULE:NAME finds a module in the current directory (not on sys.path otherwise)."""
+    (tmp_path / "cwd_only_mech.py").write_text(USER_FILE)
+    monkeypatch.chdir(tmp_path)
+    status = audit(["cwd_only_mech:geometric", "--pair", "cwd_only_mech:PAIR", "--epsilon", "1",
+                    "--runs", "1000", "--seed", "1"])
+    assert status == 0, capsys.readouterr().err
+
+
+def test_the_files_folder_is_on_the_import_path(tmp_path, capsys):
+    """A mechanism file imports the helper next to it."""
+    (tmp_path / "helper_next_to_it.py").write_text("import numpy as np\nSCALE = 0.25\n")
+    (tmp_path / "uses_helper.py").write_text(USER_FILE + textwrap.dedent('''
+        import helper_next_to_it
+
+        def leaky_helper(data, runs, rng):
+            return data.sum() + helper_next_to_it.SCALE * rng.laplace(size=runs)
+    '''))
+    status = audit([f"{tmp_path / 'uses_helper.py'}:leaky_helper", "--pair", f"{tmp_path / 'uses_helper.py'}:PAIR",
+                    "--epsilon", "1", "--runs", "2000", "--seed", "1", "--low-bits", "off"])
+    assert status == 1, capsys.readouterr().err
+
+
+def test_statistic_and_event_options(user_file, capsys):
+    base = [f"{user_file}:geometric", "--pair", f"{user_file}:PAIR", "--epsilon", "1", "--runs", "3000",
+            "--seed", "2"]
+    assert audit(base + ["--statistic", f"{user_file}:count_statistic", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["statistic"] == "statistic count_statistic"
+    assert audit(base + ["--event", f"{user_file}:low_event", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["counts"]["selection_runs"] == 0 and len(data["tests"]) == 2  # both directions
+    assert audit(base + ["--event", "2.5", "--direction", "neighbour", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert [t["alpha"] for t in data["tests"]] == [0.05] and "output > 2.5" in data["event"]
+
+
+def test_ready_made_profiles(user_file, capsys):
+    base = [f"{user_file}:geometric", "--pair", f"{user_file}:PAIR", "--epsilon", "1", "--runs", "3000",
+            "--seed", "2"]
+    assert audit(base + ["--profile", "pure"]) == 0
+    assert capsys.readouterr().out.startswith("profile + (1, 0)-DP claim")
+    # the profile of a Laplace at scale 2 (a 0.5-DP curve) is refuted by the 0.8-DP geometric
+    assert audit(base + ["--profile", "laplace:scale=2"]) == 1
+    capsys.readouterr()
+    assert audit(base + ["--profile", "laplace:sigma=1"]) == 2
+    assert "sigma not among its parameters" in capsys.readouterr().err
+
+
+def test_runs_default_is_derived_from_the_power(user_file, capsys):
+    status = audit([f"{user_file}:geometric", "--pair", f"{user_file}:PAIR", "--epsilon", "1", "--seed", "2",
+                    "--power", "0.5", "--detect", "0.5"])
+    captured = capsys.readouterr()
+    assert status == 0
+    assert captured.err.startswith("dperm: note: --runs not given: ")
+    runs = int(re.search(r"--runs not given: (\d+) runs per dataset", captured.err).group(1))
+    assert f"{runs} runs/dataset" in captured.out
 
 
 def test_random_seed_is_printed_and_reproduces_the_run(user_file, capsys):
@@ -125,7 +205,7 @@ def test_random_seed_is_printed_and_reproduces_the_run(user_file, capsys):
     The verdict itself is not asserted: with a fresh seed a correct mechanism is flagged with
     probability up to alpha (0.05 here), so asserting "not refuted" would make this test flaky.
     """
-    argv = [f"{user_file}:laplace", "--pair", f"{user_file}:PAIR", "--epsilon", "1", "--runs", "500"]
+    argv = [f"{user_file}:geometric", "--pair", f"{user_file}:PAIR", "--epsilon", "1", "--runs", "500"]
     first_status = audit(argv)
     first = capsys.readouterr().out
     match = re.search(r" \| seed (\d+) \| ", first)
@@ -147,7 +227,10 @@ def test_random_seed_is_printed_and_reproduces_the_run(user_file, capsys):
     (["{f}", "--pair", "{f}:PAIR", "--epsilon", "1"], "must have the form MODULE:NAME"),
     (["nowhere.py:laplace", "--pair", "{f}:PAIR", "--epsilon", "1"], "does not exist"),
     (["no_such_module_xyz:laplace", "--pair", "{f}:PAIR", "--epsilon", "1"], "cannot be imported"),
-    (["{f}:wrong_shape", "--pair", "{f}:PAIR", "--epsilon", "1", "--runs", "200"], "mechanism wrong_shape"),
+    (["{f}:wrong_shape", "--pair", "{f}:PAIR", "--epsilon", "1", "--runs", "200"],
+     "called with runs=256 (the audit splits the runs=200 you asked for"),
+    (["{f}:geometric", "--pair", "{f}:PAIR", "--epsilon", "1", "--runs", "1e12"], "runs (1000000000000) needs about"),
+    (["{f}:geometric", "--pair", "{f}:PAIR", "--epsilon", "1", "--runs", "1500.5"], "--runs (1500.5) must be a whole number"),
     (["{f}:laplace", "--pair", "{f}:TUPLE", "--epsilon", "1", "--relation", "add-remove-one"],
      "differ in size by exactly one"),
     (["{f}:laplace", "--pair", "{f}:PAIR", "--epsilon", "1", "--profile", "{f}:NUMBER"],
@@ -158,15 +241,22 @@ def test_bad_arguments_exit_two_with_one_line(user_file, capsys, argv, message):
     assert audit(argv) == 2
     captured = capsys.readouterr()
     assert captured.out == ""
-    assert captured.err.count("\n") == 1 and captured.err.startswith("dperm audit: error: ")
+    assert captured.err.count("\n") == 1 and captured.err.startswith("dperm: error: ")
     assert message in captured.err
 
 
-def test_syntax_error_in_user_file(tmp_path, capsys):
+@pytest.mark.parametrize("source,cause", [
+    ("def f(:\n", "SyntaxError"),
+    ("import numpy\nraise RuntimeError('configuration missing')\n", "RuntimeError: configuration missing"),
+    ("import no_such_dependency_xyz\n", "ModuleNotFoundError: No module named 'no_such_dependency_xyz'"),
+])
+def test_a_file_that_fails_at_import_exits_three_with_one_line(tmp_path, capsys, source, cause):
     bad = tmp_path / "broken.py"
-    bad.write_text("def f(:\n")
-    assert audit([f"{bad}:f", "--pair", f"{bad}:P", "--epsilon", "1"]) == 2
-    assert "syntax error" in capsys.readouterr().err
+    bad.write_text(source)
+    assert audit([f"{bad}:f", "--pair", f"{bad}:P", "--epsilon", "1"]) == 3
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith(f"dperm: error: importing {bad} failed (")
+    assert cause in err and "a bug in the audited code" in err
 
 
 def test_argparse_usage_errors_exit_two(user_file):
@@ -204,7 +294,7 @@ def test_errors_inside_user_code_exit_three_with_the_traceback(user_file, capsys
     captured = capsys.readouterr()
     assert captured.out == ""
     first, *rest = captured.err.splitlines()
-    assert first.startswith(f"dperm audit: error inside {where.replace('{f}', str(user_file))} ")
+    assert first.startswith(f"dperm: error: {where.replace('{f}', str(user_file))} (a bug in the audited code")
     assert "Traceback (most recent call last):" in rest and rest[-1] == error
     assert f'File "{user_file}"' in captured.err  # the frame inside the user's file is shown
 

@@ -800,8 +800,6 @@ def test_canonical_options_use_the_vocabulary_meaning(capsys):
     assert "--strong-convexity X, --strong_convexity X" in text
 
 
-@pytest.mark.xfail(strict=True, reason="audits/command.py (the audit harness, outside this change) prints "
-                   "'dperm audit: error:' and unindented, key-sorted JSON; align it with the other verbs there")
 def test_audit_errors_use_the_common_prefix(capsys):
     status, _, err = run(capsys, "audit", "no_such_module:mechanism", "--pair", "no_such_module:pair",
                          "--epsilon", "1")

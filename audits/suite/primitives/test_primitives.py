@@ -34,12 +34,16 @@ from spec import profiles as spec_profiles
 
 EPSILON, DELTA = 1.0, 1e-5
 R = 0.5  # record norm bound: replace-one sensitivity of the sum is 2R = 1
-#: Power the run counts of this module are designed for (above the plugin's 0.9): with
-#: ``--audit-seed random`` each planted bug here is missed with probability about 1% at most
-#: (normal approximation), so a random-seed run of the module rarely misses one.
+#: Power the run counts of this module are designed for (above the plugin's 0.9). Point mode:
+#: the exact power of the test (``audits.stats.point_power``), with the selection of a threshold
+#: simulated where the statistic is a threshold family (``runs_for_point(..., thresholds=True)``,
+#: ``runs_for_laplace``); profile mode: the normal approximation of ``runs_for_profile``. The
+#: power of every planted audit below at these run counts is measured by
+#: ``benchmarks/bench_planted_power.py`` (docs/audit-evidence.md, "Planted audits"), and that is
+#: what a miss costs under ``--audit-seed random``: each planted test misses with probability
+#: one minus its measured power.
 DESIGN_POWER = 0.99
-#: Floor on point-mode run counts: below about a thousand runs the normal approximation behind
-#: ``runs_for_point`` is poor and the 15% selection share is too small to rank events.
+#: Floor on point-mode run counts: the 15% selection share of fewer runs is too small to rank events.
 POINT_MINIMUM = 1000
 
 
@@ -142,7 +146,8 @@ def _classic_runs(audit, bug):
     x = np.linspace(-6.0, 40.0, 20001)
     mu = bug.sensitivity / bug.sigma
     return audit.runs_for_point(special.ndtr(mu - x), special.ndtr(-x), epsilon=CLASSIC_EPS,
-                                delta=CLASSIC_DELTA, power=DESIGN_POWER, minimum=POINT_MINIMUM)
+                                delta=CLASSIC_DELTA, power=DESIGN_POWER, minimum=POINT_MINIMUM,
+                                thresholds=True)
 
 
 @pytest.mark.audit
@@ -252,7 +257,8 @@ def _radial_runs(audit):
     t = np.linspace(-0.99, 0.999, 400) * RADIAL.sensitivity
     p = 1.0 - np.searchsorted(law, t, side="right") / law.size  # P_D[L > t]
     q = np.searchsorted(law, -t, side="left") / law.size  # P_D'[L > t] = P_D[L < -t]
-    return audit.runs_for_point(p, q, epsilon=EPSILON, power=DESIGN_POWER, minimum=POINT_MINIMUM)
+    return audit.runs_for_point(p, q, epsilon=EPSILON, power=DESIGN_POWER, minimum=POINT_MINIMUM,
+                                thresholds=True)
 
 
 @pytest.mark.audit
