@@ -385,10 +385,13 @@ def memory_needed(*, runs: int, bytes_per_output: int) -> int:
 
 def _probe(mechanism, dataset, seed: int, name: str, runs: int) -> int:
     """The probe calls (module docstring): warnings about ``rng``; returns bytes per output."""
-    children = np.random.SeedSequence(seed).spawn(7)
-    first = _call(mechanism, dataset, PROBE_RUNS, np.random.default_rng(children[5]), name, runs)
-    again = _call(mechanism, dataset, PROBE_RUNS, np.random.default_rng(children[5]), name, runs)
-    other = _call(mechanism, dataset, PROBE_RUNS, np.random.default_rng(children[6]), name, runs)
+    def child(i):  # a fresh SeedSequence per call: a mechanism that spawns from its rng advances
+        # the sequence's spawn counter, so reusing one object would hand the repeat other children
+        return np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(i,)))
+
+    first = _call(mechanism, dataset, PROBE_RUNS, child(5), name, runs)
+    again = _call(mechanism, dataset, PROBE_RUNS, child(5), name, runs)
+    other = _call(mechanism, dataset, PROBE_RUNS, child(6), name, runs)
     seeded = getattr(mechanism, "seeded", True) is not False
     if seeded and not np.array_equal(first, again):
         warnings.warn(

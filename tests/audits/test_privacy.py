@@ -629,3 +629,20 @@ def test_pair_and_neighbour_together_or_missing_are_rejected():
         audit_real(gaussian(SIGMA), np.zeros(5), **GOOD)
     with pytest.raises(TypeError):
         audit_real(gaussian(SIGMA), "data", "other", **GOOD)
+
+
+def test_probe_accepts_a_mechanism_that_spawns_from_its_rng():
+    """A mechanism may spawn child generators from its rng (the wang17 reference does): the probe's
+    repeat call with the same seed must see the same children, so no RngWarning is raised."""
+    import warnings
+
+    from audits.privacy import RngWarning
+
+    def spawning(data, runs, rng):
+        (child,) = rng.spawn(1)
+        return float(np.sum(data)) + child.laplace(0.0, 1.0, size=runs)
+
+    pair = replace_one(np.array([0.5, 0.0, 0.0]), 0, -0.5)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RngWarning)
+        audit_privacy(spawning, pair, epsilon=1.0, runs=400, seed=5, low_bits=False)
