@@ -58,9 +58,9 @@ What it shows.
   ``theta*`` is within 0.03 of the origin, where all three algorithms start. At these n the table
   measures what each method's noise costs, not how fast it optimises, and fewer noisy steps win:
   DP-SVRG at ``T = 1`` (sigma 6.6 at n = 100) beats DP-SVRG at Theorem 4.2's ``T = 7`` (sigma 15.3),
-  whose sigma grows with ``sqrt(T m)``. "Gradients to reach the same excess risk" is therefore not
-  measurable on this instance at affordable n; an instance whose optimum is far from the start (and
-  a larger n, where the noise falls below ``F(0) - F*``) would be needed for that.
+  whose sigma grows with ``sqrt(T m)``. "Gradients to reach the same excess risk" here means the
+  same noise-dominated risk (the deep tier's n = 1000 below); an instance whose optimum is far from
+  the start, at n where the noise falls below ``F(0) - F*``, would test optimisation as well.
 * Against bst14, the paper's claim holds only weakly: at n = 200 DP-SVRG with Theorem 4.2's T has risk
   1.37 [1.2, 1.54] with 7.6 times fewer gradients than bst14 (1.66 [1.42, 1.9]; overlapping
   intervals); at n = 100 it is worse (4.07 against 1.85), bst14's risk being capped by its projection
