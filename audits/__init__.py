@@ -22,7 +22,7 @@ from audits.pairs import (
     assert_neighbours,
     replace_one,
 )
-from audits.privacy import AuditResult, audit_privacy, claim_bound
+from audits.privacy import AuditResult, audit_privacy, audit_real_valued, claim_bound
 from audits.stats import (
     clopper_pearson,
     clopper_pearson_lower,
@@ -37,6 +37,7 @@ from audits.utility import LevelResult, RateResult, audit_level, audit_rate
 
 __all__ = [
     "audit_privacy",
+    "audit_real_valued",
     "AuditResult",
     "claim_bound",
     "audit_rate",

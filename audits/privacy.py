@@ -408,6 +408,27 @@ def _probe(mechanism, dataset, seed: int, name: str, runs: int) -> int:
     return max(1, int(first.nbytes // PROBE_RUNS))
 
 
+def audit_real_valued(mechanism, pair, **kwargs) -> AuditResult:
+    """:func:`audit_privacy` of the real-valued algorithm that a floating-point implementation computes.
+
+    The papers' theorems are about algorithms over the reals; a reference that computes in doubles
+    releases low-order bits that leak whatever the algorithm (Mironov 2012), and the default
+    low-bit test refutes it for that reason alone. The repository's paper audits test the
+    theorem's claim on the released values, so they switch the low-bit test off
+    (``low_bits=False``); the float leak itself is audited on the primitives
+    (``audits/suite/primitives``, ``test_float_laplace_low_bits_are_flagged``). Auditing your own
+    release, use :func:`audit_privacy`, which keeps the low-bit test.
+
+    Parameters
+    ----------
+    mechanism, pair, **kwargs
+        As :func:`audit_privacy`, without ``low_bits``.
+    """
+    if "low_bits" in kwargs:
+        raise TypeError(f"low_bits ({kwargs['low_bits']!r}) is set by audit_real_valued itself (False)")
+    return audit_privacy(mechanism, pair, low_bits=False, **kwargs)
+
+
 def _check_memory(runs: int, bytes_per_output: int) -> None:
     need, have = memory_needed(runs=runs, bytes_per_output=bytes_per_output), _available_memory()
     if need > have:

@@ -646,3 +646,21 @@ def test_probe_accepts_a_mechanism_that_spawns_from_its_rng():
     with warnings.catch_warnings():
         warnings.simplefilter("error", RngWarning)
         audit_privacy(spawning, pair, epsilon=1.0, runs=400, seed=5, low_bits=False)
+
+
+def test_audit_real_valued_is_audit_privacy_without_the_low_bit_test():
+    """The float Laplace on a count leaks through its low bits (audit_privacy refutes it); the
+    real-valued idealisation holds (audit_real_valued), and the two agree where no bit test runs."""
+    from audits import audit_real_valued
+
+    def float_laplace(data, runs, rng):
+        return float(np.sum(data)) + rng.laplace(0.0, 1.0, size=runs)
+
+    pair = replace_one(np.array([1.0, 1.0, 1.0, 1.0]), 0, 0.0)
+    assert audit_privacy(float_laplace, pair, epsilon=1.0, runs=20_000, seed=3).violated
+    real = audit_real_valued(float_laplace, pair, epsilon=1.0, runs=20_000, seed=3)
+    assert not real.violated
+    assert real.to_dict() == audit_privacy(float_laplace, pair, epsilon=1.0, runs=20_000, seed=3,
+                                           low_bits=False).to_dict()
+    with pytest.raises(TypeError, match="low_bits"):
+        audit_real_valued(float_laplace, pair, epsilon=1.0, runs=100, seed=3, low_bits=True)

@@ -3,14 +3,14 @@ r"""Privacy audits of bst14 Algorithms 1-4, each with the planted-bug twins the 
 Every audit runs the reference implementation (:mod:`reference.bst14`) on a worst-case pair of
 neighbouring data sets built by :func:`audits.pairs.replace_one` (which asserts the replace-one
 relation) from :func:`reference.bst14.instances.worst_case_neighbour` (the replaced record is negated,
-which flips its gradient), and tests the theorem's claim with :func:`audits.audit_privacy`.
+which flips its gradient), and tests the theorem's claim with :func:`audits.audit_real_valued` (the low-bit float test off: the theorems are about the real-valued algorithm).
 The instances, the twins and the twins' *true* privacy loss on these pairs (exact finite sums or
 closed forms) are in :mod:`audits.twins.bst14`; ``tests/audits/twins/test_bst14.py`` checks
 those numbers and that each twin differs from the reference only where intended.
 
 False alarms. Tests marked ``audit`` audit the correct algorithms: each errs with probability at
 most the plugin's per-audit alpha (family-wise 0.01 over the whole run, Bonferroni). A test that
-makes two ``audit_privacy`` calls gives each half of its alpha. Tests marked ``planted`` run the
+makes two ``audit_real_valued`` calls gives each half of its alpha. Tests marked ``planted`` run the
 same audits on the twins at the same alpha and assert that they are flagged; their run counts are
 sized from the twin's exact event probabilities for power 0.9999 (:func:`audits.stats.runs_for_point`),
 so they fail with probability about 1e-4 or less.
@@ -71,7 +71,7 @@ import math
 import numpy as np
 import pytest
 
-from audits import audit_privacy
+from audits import audit_real_valued
 from audits.twins import bst14 as planted
 from reference import bst14 as alg
 from reference.bst14 import grid_walk as gw
@@ -141,7 +141,7 @@ def _alg1_transcript_audit(audit, fn, name):
             return out[:, k]
 
         statistic.__qualname__ = f"S_{k + 1}"  # the report's description: "statistic S_1" / "S_2"
-        results.append(audit.record(audit_privacy(
+        results.append(audit.record(audit_real_valued(
             mech, pair, epsilon=ALG1_EPS, delta=ALG1_DELTA, runs=runs, alpha=audit.alpha / 2, seed=seed,
             statistic=statistic,
         )))
@@ -165,7 +165,7 @@ def test_alg1_output_privacy(audit):
                             schedule="lipschitz", runs=runs, rng=rng).theta
 
     mechanism.__qualname__ = "noise_gd output theta_{n^2}"
-    result = audit.record(audit_privacy(mechanism, pair, epsilon=ALG1_EPS, delta=ALG1_DELTA,
+    result = audit.record(audit_real_valued(mechanism, pair, epsilon=ALG1_EPS, delta=ALG1_DELTA,
                                         runs=_alg1_runs(audit), alpha=audit.alpha, seed=audit.seed))
     assert not result.violated, str(result)
 
@@ -194,9 +194,9 @@ def test_alg1_reused_noise_is_flagged(audit):
 
 def _pure_audit(audit, mechanism, pair, epsilon, runs):
     seeds = _two_seeds(audit.seed)
-    point = audit.record(audit_privacy(mechanism, pair, epsilon=epsilon, delta=0.0, runs=runs,
+    point = audit.record(audit_real_valued(mechanism, pair, epsilon=epsilon, delta=0.0, runs=runs,
                                        alpha=audit.alpha / 2, seed=seeds[0]))
-    profile = audit.record(audit_privacy(mechanism, pair, epsilon=epsilon, delta=0.0, runs=runs,
+    profile = audit.record(audit_real_valued(mechanism, pair, epsilon=epsilon, delta=0.0, runs=runs,
                                          alpha=audit.alpha / 2, seed=seeds[1],
                                          profile=pure_dp_profile(epsilon)))
     return point, profile
@@ -434,9 +434,9 @@ def _alg4_transcript_audit(audit, fn, name):
     mech = _alg4_transcript_mechanism(fn, name)
     runs = _alg4_runs(audit)
     seeds = _two_seeds(audit.seed)
-    point = audit.record(audit_privacy(mech, pair, epsilon=ALG4_EPS, delta=0.0, runs=runs, alpha=audit.alpha / 2,
+    point = audit.record(audit_real_valued(mech, pair, epsilon=ALG4_EPS, delta=0.0, runs=runs, alpha=audit.alpha / 2,
                                        seed=seeds[0], statistic=_alg4_statistic))
-    profile = audit.record(audit_privacy(mech, pair, epsilon=ALG4_EPS, delta=0.0, runs=runs,
+    profile = audit.record(audit_real_valued(mech, pair, epsilon=ALG4_EPS, delta=0.0, runs=runs,
                                          alpha=audit.alpha / 2, seed=seeds[1], statistic=_alg4_statistic,
                                          profile=pure_dp_profile(ALG4_EPS)))
     return point, profile

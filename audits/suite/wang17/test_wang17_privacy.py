@@ -3,11 +3,11 @@ r"""Privacy audits of wang17 Algorithms 1-4 (output and transcript mode), with t
 Every audit runs the reference (:mod:`reference.wang17`) on a worst-case pair of neighbours from
 :mod:`audits.twins.wang17` (where the instances, the twins and the twins' true privacy loss are;
 ``tests/audits/twins/test_wang17.py`` checks them) and tests the theorem's claim with
-:func:`audits.audit_privacy`. Claims: ``(epsilon, delta) = (1, 1e-5)`` throughout.
+:func:`audits.audit_real_valued` (the low-bit float test off: the theorems are about the real-valued algorithm). Claims: ``(epsilon, delta) = (1, 1e-5)`` throughout.
 
 False alarms. Tests marked ``audit`` audit the correct algorithms (8 of wang17's 12 slots): each
 errs with probability at most the plugin's per-audit alpha; a test that makes two
-``audit_privacy`` calls gives each half. Tests marked ``planted`` run the same audits on the twins
+``audit_real_valued`` calls gives each half. Tests marked ``planted`` run the same audits on the twins
 and assert they are flagged; their run counts come from the twin's exact (or certified numerical)
 event probabilities at power ``PLANTED_POWER`` (:func:`audits.stats.runs_for_point`).
 
@@ -49,7 +49,7 @@ import math
 import numpy as np
 import pytest
 
-from audits import audit_privacy
+from audits import audit_real_valued
 from audits.twins import wang17 as planted
 from reference import wang17 as alg
 from spec.wang17 import calibration as cal
@@ -135,7 +135,7 @@ def _svrg_transcript_audit(audit, fn, name, runs, plus=False, which=(0, 1), sigm
     results = []
     seeds = _two_seeds(audit.seed)
     for k in which:
-        results.append(audit.record(audit_privacy(
+        results.append(audit.record(audit_real_valued(
             mech, SVRG["pair"], epsilon=EPS, delta=DELTA, runs=runs, alpha=audit.alpha / 2, seed=seeds[k],
             statistic=(lambda out, k=k: out[:, k]))))
     return results
@@ -147,7 +147,7 @@ def _svrg_output_audit(audit, fn, name, plus=False):
 
     mech = _chunked(run)
     mech.__qualname__ = f"{name} output x~_T"
-    return audit.record(audit_privacy(mech, SVRG["pair"], epsilon=EPS, delta=DELTA, runs=SVRG_RUNS[audit.tier],
+    return audit.record(audit_real_valued(mech, SVRG["pair"], epsilon=EPS, delta=DELTA, runs=SVRG_RUNS[audit.tier],
                                       alpha=audit.alpha, seed=audit.seed))
 
 
@@ -255,7 +255,7 @@ def _fb_transcript_mechanism(fn, name, **kw):
 def _fb_transcript_audit(audit, mech, claimed_sigma):
     """Profile mode against the record's exact profile at the claimed sigma (it also tests the point claim)."""
     profile = cal.full_batch_profile(sigma=claimed_sigma, lipschitz=1.0, n=N_FB, steps=STEPS_FB)
-    return audit.record(audit_privacy(mech, FB_PAIR, epsilon=EPS, delta=DELTA, runs=_fb_runs(audit, claimed_sigma),
+    return audit.record(audit_real_valued(mech, FB_PAIR, epsilon=EPS, delta=DELTA, runs=_fb_runs(audit, claimed_sigma),
                                       alpha=audit.alpha, seed=audit.seed, profile=profile))
 
 
@@ -286,7 +286,7 @@ def test_gd_output_privacy(audit):
 
     mech = _chunked(run)
     mech.__qualname__ = "dp_gd output x_m (m uniform on {0..T-1})"
-    result = audit.record(audit_privacy(mech, FB_PAIR, epsilon=EPS, delta=DELTA, runs=_fb_runs(audit, _gd_sigma()),
+    result = audit.record(audit_real_valued(mech, FB_PAIR, epsilon=EPS, delta=DELTA, runs=_fb_runs(audit, _gd_sigma()),
                                         alpha=audit.alpha, seed=audit.seed))
     assert not result.violated, str(result)
 
@@ -325,7 +325,7 @@ def _accmd_output_mechanism(fn, name, steps):
 def test_accmd_output_privacy(audit):
     """T = 1 (where the printed algorithm is a point mass) and T = STEPS_FB, alpha/2 each."""
     seeds = _two_seeds(audit.seed)
-    results = [audit.record(audit_privacy(_accmd_output_mechanism(alg.dp_accmd, "dp_accmd", steps), FB_PAIR,
+    results = [audit.record(audit_real_valued(_accmd_output_mechanism(alg.dp_accmd, "dp_accmd", steps), FB_PAIR,
                                           epsilon=EPS, delta=DELTA, runs=10000, alpha=audit.alpha / 2, seed=seed))
                for steps, seed in ((1, seeds[0]), (STEPS_FB, seeds[1]))]
     assert not any(r.violated for r in results), [str(r) for r in results]
@@ -339,7 +339,7 @@ PRINTED_RUNS = {"smoke": 10000, "standard": 100000, "deep": 1000000}
 @pytest.mark.planted
 def test_accmd_printed_is_flagged_far_above_epsilon(audit):
     mech = _accmd_output_mechanism(planted.dp_accmd_printed, "dp_accmd_printed (noiseless y-step)", 1)
-    result = audit.record(audit_privacy(mech, FB_PAIR, epsilon=EPS, delta=DELTA, runs=PRINTED_RUNS[audit.tier],
+    result = audit.record(audit_real_valued(mech, FB_PAIR, epsilon=EPS, delta=DELTA, runs=PRINTED_RUNS[audit.tier],
                                         alpha=audit.alpha, seed=audit.seed))
     assert result.violated and result.epsilon_lower > 5 * EPS, str(result)
     print(f"\n  printed DP-AccMD: eps_lower {result.epsilon_lower:.3f} against the claimed {EPS}")

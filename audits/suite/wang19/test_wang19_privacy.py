@@ -41,7 +41,7 @@ import math
 import numpy as np
 import pytest
 
-from audits import audit_privacy
+from audits import audit_real_valued
 from audits.twins import wang19 as planted
 from reference import wang19 as alg
 from reference.wang19 import frank_wolfe as fw2
@@ -150,7 +150,7 @@ def _gaussian_runs(audit, *, sigma, steps, sensitivity, factor=None, share=2, mi
 def _profile_audits(audit, mechanisms, pair, *, epsilon, delta, profile, runs):
     """One profile-mode audit per mechanism, alpha split evenly; returns the results."""
     seeds = _seeds(audit.seed, len(mechanisms))
-    return [audit.record(audit_privacy(m, pair, epsilon=epsilon, delta=delta, runs=runs,
+    return [audit.record(audit_real_valued(m, pair, epsilon=epsilon, delta=delta, runs=runs,
                                        alpha=audit.alpha / len(mechanisms), seed=s, profile=profile))
             for m, s in zip(mechanisms, seeds)]
 
@@ -304,7 +304,7 @@ def _fw1_step_audit(audit, fn, name, share):
     budget = planted.FW_L1_STEP
     steps, eps0, c, _, _ = fw1.constants(loss=loss, domain=domain, n=pair.dataset.shape[0], **budget)
     mech = _selection_transcript(fn, loss=loss, domain=domain, coefficient=c, steps=steps, name=name, **budget)
-    return audit.record(audit_privacy(mech, pair, epsilon=eps0, delta=0.0, runs=_fw1_runs(audit),
+    return audit.record(audit_real_valued(mech, pair, epsilon=eps0, delta=0.0, runs=_fw1_runs(audit),
                                       alpha=audit.alpha / share, seed=_seeds(audit.seed, 3)[0],
                                       profile=_composed_profile(eps0, steps)))
 
@@ -321,7 +321,7 @@ def test_dp_fw_l1_privacy(audit):
                                    name=f"dp_fw_l1 (T = {steps})", **budget),
              _output(alg.dp_fw_l1, loss=loss, domain=domain, name=f"dp_fw_l1 (T = {steps})", **budget)]
     seeds = _seeds(audit.seed, 3)[1:]
-    composed = [audit.record(audit_privacy(m, pair, epsilon=budget["epsilon"], delta=budget["delta"],
+    composed = [audit.record(audit_real_valued(m, pair, epsilon=budget["epsilon"], delta=budget["delta"],
                                            runs=_fw1_runs(audit), alpha=audit.alpha / 3, seed=s, profile=profile))
                 for m, s in zip(mechs, seeds)]
     results = [step] + composed

@@ -51,7 +51,7 @@ import numpy as np
 import pytest
 from scipy import special
 
-from audits import audit_privacy
+from audits import audit_real_valued
 from audits.tradeoffs import GaussianTradeoff, zcdp_tradeoff
 from audits.twins import wang20 as planted
 from reference import wang20 as alg
@@ -79,7 +79,7 @@ def _slope(tradeoff, q, step=1e-2):
 
 def _zcdp_audit(audit, mechanism, pair, rho, runs, *, alpha, seed, statistic):
     """Profile mode against the binary-event trade-off of rho-zCDP, plus its (epsilon, 1e-5) point."""
-    return audit.record(audit_privacy(mechanism, pair, epsilon=zcdp.epsilon(rho=rho, delta=POINT_DELTA),
+    return audit.record(audit_real_valued(mechanism, pair, epsilon=zcdp.epsilon(rho=rho, delta=POINT_DELTA),
                                       delta=POINT_DELTA, runs=runs, alpha=alpha, seed=seed,
                                       profile=zcdp_tradeoff(rho), statistic=statistic))
 
@@ -107,7 +107,7 @@ def test_alg1_privacy(audit):
                                     block_function=alg.projected_mean_blocks).theta
 
     mechanism.__qualname__ = "sample_aggregate (projected block means), m = 16"
-    result = audit.record(audit_privacy(mechanism, pair, epsilon=p["epsilon"], delta=p["delta"],
+    result = audit.record(audit_real_valued(mechanism, pair, epsilon=p["epsilon"], delta=p["delta"],
                                         runs={"smoke": 20000, "standard": 100000, "deep": 400000}[audit.tier],
                                         alpha=audit.alpha, seed=audit.seed))
     assert not result.violated, str(result)
@@ -293,7 +293,7 @@ def _alg4_twin_runs(audit, probe, sigma_factor):
 def test_alg4_transcript_privacy(audit):
     pair, kw, probe = _alg4_reference()
     tr = GaussianTradeoff(sigma=probe.parameters["sigma"], sensitivity=probe.parameters["sensitivity"], steps=probe.steps)
-    result = audit.record(audit_privacy(_alg4_mechanism(alg.catoni_giulini_gd, kw, "catoni_giulini_gd transcript"),
+    result = audit.record(audit_real_valued(_alg4_mechanism(alg.catoni_giulini_gd, kw, "catoni_giulini_gd transcript"),
                                         pair, epsilon=kw["epsilon"], delta=kw["delta"],
                                         runs={"smoke": 40000, "standard": 200000, "deep": 800000}[audit.tier],
                                         alpha=audit.alpha, seed=audit.seed, profile=tr, statistic=_sum))
@@ -309,7 +309,7 @@ def test_alg4_without_sqrt_d_is_flagged(audit):
     twin = GaussianTradeoff(sigma=probe.parameters["sigma"] / math.sqrt(d), sensitivity=probe.parameters["sensitivity"],
                             steps=probe.steps)
     assert twin.mu > 1.9 * tr.mu  # a real violation: the transcript is the Gaussian mechanism with mu doubled
-    result = audit.record(audit_privacy(
+    result = audit.record(audit_real_valued(
         _alg4_mechanism(planted.catoni_giulini_gd_without_sqrt_d, kw, "catoni_giulini_gd without sqrt(d)"), pair,
         epsilon=kw["epsilon"], delta=kw["delta"], runs=_alg4_twin_runs(audit, probe, 1 / math.sqrt(d)),
         alpha=audit.alpha, seed=audit.seed, profile=tr, statistic=_sum))
@@ -321,7 +321,7 @@ def test_alg4_without_sqrt_d_is_flagged(audit):
 def test_alg4_raw_mean_gradient_is_flagged(audit):
     pair, kw, probe = _alg4_reference()
     tr = GaussianTradeoff(sigma=probe.parameters["sigma"], sensitivity=probe.parameters["sensitivity"], steps=probe.steps)
-    result = audit.record(audit_privacy(
+    result = audit.record(audit_real_valued(
         _alg4_mechanism(planted.catoni_giulini_gd_raw_mean, kw, "catoni_giulini_gd with the raw mean gradient"), pair,
         epsilon=kw["epsilon"], delta=kw["delta"], runs=2000, alpha=audit.alpha, seed=audit.seed, profile=tr,
         statistic=_sum))

@@ -2,7 +2,7 @@ r"""Privacy audits of zhang17 Algorithms 1 and 2, each with the planted-bug twin
 
 Every audit runs the reference (:mod:`reference.zhang17`) black-box on a worst-case pair of
 replace-one neighbours from :mod:`audits.twins.zhang17` (built with :func:`audits.pairs.replace_one`,
-which asserts the relation) and tests the theorem's claim with :func:`audits.audit_privacy`. All
+which asserts the relation) and tests the theorem's claim with :func:`audits.audit_real_valued` (the low-bit float test off: the theorems are about the real-valued algorithm). All
 instances are one-dimensional, so the true privacy loss of the reference and of every twin on its
 pair is an exact formula or finite sum (:mod:`audits.twins.zhang17`, checked in
 ``tests/audits/twins/test_zhang17.py``).
@@ -72,7 +72,7 @@ import pytest
 from scipy import special
 from scipy import stats as sps
 
-from audits import audit_privacy
+from audits import audit_real_valued
 from audits.twins import zhang17 as planted
 from reference import zhang17 as alg
 from reference.tape import noise_source
@@ -143,9 +143,9 @@ def _radial_runs(audit) -> int:
 def _radial_audit(audit, mechanism, pair, profile):
     s = _seeds(audit.seed, 2)
     runs = _radial_runs(audit)
-    point = audit.record(audit_privacy(mechanism, pair, epsilon=EPS1, delta=0.0, runs=runs,
+    point = audit.record(audit_real_valued(mechanism, pair, epsilon=EPS1, delta=0.0, runs=runs,
                                        alpha=audit.alpha / 2, seed=s[0]))
-    prof = audit.record(audit_privacy(mechanism, pair, epsilon=EPS1, delta=0.0, runs=runs,
+    prof = audit.record(audit_real_valued(mechanism, pair, epsilon=EPS1, delta=0.0, runs=runs,
                                       alpha=audit.alpha / 2, seed=s[1], profile=profile))
     return point, prof
 
@@ -228,9 +228,9 @@ def _gauss_audit(audit, mechanism, pair):
     profile = _gauss_profile()
     s = _seeds(audit.seed, 2)
     runs = _gauss_runs(audit)
-    prof = audit.record(audit_privacy(mechanism, pair, epsilon=EPS1, delta=DELTA1, runs=runs, alpha=audit.alpha / 2,
+    prof = audit.record(audit_real_valued(mechanism, pair, epsilon=EPS1, delta=DELTA1, runs=runs, alpha=audit.alpha / 2,
                                       seed=s[0], profile=profile))
-    point = audit.record(audit_privacy(mechanism, pair, epsilon=EPS1, delta=DELTA1, runs=runs,
+    point = audit.record(audit_real_valued(mechanism, pair, epsilon=EPS1, delta=DELTA1, runs=runs,
                                        alpha=audit.alpha / 2, seed=s[1]))
     return prof, point
 
@@ -277,7 +277,7 @@ def _wide_runs(audit) -> int:
 
 def _wide_audit(audit, mechanism):
     pair = planted.huber_pair(N1)[0]
-    return audit.record(audit_privacy(mechanism, pair, epsilon=WIDE_EPS, delta=WIDE_DELTA, runs=_wide_runs(audit),
+    return audit.record(audit_real_valued(mechanism, pair, epsilon=WIDE_EPS, delta=WIDE_DELTA, runs=_wide_runs(audit),
                                       alpha=audit.alpha, seed=audit.seed))
 
 
@@ -329,7 +329,7 @@ def test_alg1_strongly_convex_privacy(audit):
         mechanism.__qualname__ = f"output_perturbation_gd (Theorem 2, delta={delta:g})"
         # radial: the record's (pure-DP) profile; Gaussian: point mode (its profile costs 10 s per sigma)
         profile = spec.output_noise_profile(epsilon=EPS1, delta=0.0, sensitivity=out.sensitivity) if delta == 0 else None
-        results.append(audit.record(audit_privacy(mechanism, pair, epsilon=EPS1, delta=delta, runs=20000,
+        results.append(audit.record(audit_real_valued(mechanism, pair, epsilon=EPS1, delta=delta, runs=20000,
                                                   alpha=audit.alpha / 2, seed=s[k], profile=profile)))
     assert not any(r.violated for r in results), [str(r) for r in results]
 
@@ -370,7 +370,7 @@ def _alg2_output_runs(audit) -> int:
 def _alg2_output_audit(audit, fn, name, pairs):
     s = _seeds(audit.seed, len(pairs))
     runs = _alg2_output_runs(audit)
-    return [audit.record(audit_privacy(_alg2_output_mechanism(fn, f"{name} on the {label} pair", loss), pair,
+    return [audit.record(audit_real_valued(_alg2_output_mechanism(fn, f"{name} on the {label} pair", loss), pair,
                                        epsilon=EPS2, delta=DELTA2, runs=runs, alpha=audit.alpha / len(pairs),
                                        seed=s[k]))
             for k, (label, (pair, loss)) in enumerate(pairs)]
@@ -417,7 +417,7 @@ def _alg2_transcript_audit(audit, fn, name, runs):
     pair = planted.huber_pair(N2)[0]
     mech = _alg2_transcript_mechanism(fn, name)
     s = _seeds(audit.seed, 2)
-    return [audit.record(audit_privacy(mech, pair, epsilon=EPS2, delta=DELTA2, runs=runs, alpha=audit.alpha / 2,
+    return [audit.record(audit_real_valued(mech, pair, epsilon=EPS2, delta=DELTA2, runs=runs, alpha=audit.alpha / 2,
                                        seed=s[k], statistic=(lambda out, k=k: out[:, k])))
             for k in range(2)]
 
