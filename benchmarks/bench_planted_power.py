@@ -41,14 +41,6 @@ SUITE = ROOT / "audits" / "suite" / "primitives" / "test_primitives.py"
 MASTER_SEED = 20261125
 
 
-class _Sink:
-    """Stands in for the plugin's report: keeps the last result."""
-
-    last = None
-
-    def add(self, nodeid, result, marker=None):
-        _Sink.last = result
-
 
 def load_suite():
     spec = importlib.util.spec_from_file_location("bench_planted_suite", SUITE)
@@ -101,7 +93,7 @@ for _name in ("runs_for_gaussian", "runs_for_laplace", "runs_for_point", "runs_f
 def context(name: str, seed: int) -> AuditContext:
     alpha = budget.share_named("primitives").alpha_per_slot
     return CachedContext(nodeid=f"{SUITE.name}::{name}", tier="smoke", seed=seed, alpha=alpha,
-                        factor=TIERS["smoke"], power=0.9, family_alpha=0.01, _report=_Sink())
+                        factor=TIERS["smoke"], power=0.9, family_alpha=0.01)
 
 
 def run_one(task):
@@ -109,13 +101,14 @@ def run_one(task):
     module = load_suite() if not hasattr(run_one, "module") else run_one.module
     run_one.module = module
     seed = int(np.random.SeedSequence([master, index, rep]).generate_state(1)[0])
+    ctx = context(name, seed)  # records each result's dict, as the plugin's recorder does
     try:
-        getattr(module, name)(context(name, seed))
+        getattr(module, name)(ctx)
         hit = True
     except AssertionError:
         hit = False
-    result = _Sink.last
-    return name, hit, result.mode, result.runs
+    result = ctx._sink[-1]
+    return name, hit, result["mode"], result["runs"]
 
 
 def main(argv=None, out=print) -> int:

@@ -24,7 +24,7 @@ PAIR = replace_one(np.zeros(3), 0, 1.0)
 
 @pytest.fixture(scope="module")
 def results():
-    holds = audit_privacy(laplace(1.0), PAIR, epsilon=1.0, runs=3000, alpha=1e-3, seed=1)
+    holds = audit_privacy(laplace(1.0), PAIR, epsilon=1.0, runs=3000, alpha=1e-3, seed=1, low_bits=False)
     refuted = audit_privacy(laplace(0.25), PAIR, epsilon=1.0, runs=2000, alpha=1e-3, seed=2)
     profile = audit_privacy(laplace(1.0), PAIR, epsilon=1.0, runs=3000, alpha=1e-3, seed=3,
                             profile=lambda e: 0.0 if e >= 1 else 1.0 - np.exp(e - 1.0))
