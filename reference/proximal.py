@@ -59,10 +59,6 @@ __all__ = ["prox", "prox_unchecked", "closed_form", "DEFAULT_TOLERANCE"]
 DEFAULT_TOLERANCE = 1e-10
 
 
-def _soft(v: np.ndarray, threshold: float) -> np.ndarray:
-    return np.sign(v) * np.maximum(np.abs(v) - threshold, 0.0)
-
-
 def _centred_l2_ball(domain) -> bool:
     return isinstance(domain, L2Ball) and not np.any(domain.center)
 
@@ -119,15 +115,15 @@ def prox_unchecked(v: np.ndarray, step: float, domain: Domain, regulariser: Regu
     ``(..., p)``, ``step > 0``)."""
     if regulariser is None:
         return domain.project_unchecked(v)
+    # the regulariser's own prox (shared with wang17's prox steps), then the domain's projection
     if isinstance(regulariser, L2Regulariser):
-        return domain.project_unchecked(v / (1.0 + step * regulariser.strength))
+        return domain.project_unchecked(regulariser.prox(v, step))
     if isinstance(regulariser, L1Regulariser):
-        threshold = step * regulariser.strength
         if isinstance(domain, Rp):
-            return _soft(v, threshold)
+            return regulariser.prox(v, step)
         if isinstance(domain, (L1Ball, Box)) or _centred_l2_ball(domain):
             # Box.project clips coordinatewise; the balls rescale / re-threshold (module docstring)
-            return domain.project_unchecked(_soft(v, threshold))
+            return domain.project_unchecked(regulariser.prox(v, step))
         if isinstance(domain, Simplex):
             return domain.project_unchecked(v)
     return _numerical(v, step, domain, regulariser, tolerance)[0]
