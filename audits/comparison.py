@@ -23,22 +23,13 @@ import numpy as np
 from scipy import stats as sps
 
 from audits.calls import call_with_runs_rng
+from audits.jsonable import jsonable
 from spec import validate
 from spec.errors import ParameterError
 
 __all__ = ["ComparisonResult", "compare"]
 
 
-def _jsonable(value):
-    if isinstance(value, float) and not math.isfinite(value):
-        return "nan" if math.isnan(value) else ("inf" if value > 0 else "-inf")
-    if isinstance(value, np.generic):
-        return _jsonable(value.item())
-    if isinstance(value, Mapping):
-        return {str(k): _jsonable(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_jsonable(v) for v in value]
-    return value
 
 
 @dataclass(frozen=True)
@@ -112,7 +103,7 @@ class ComparisonResult:
         d["result_type"] = "comparison"
         d["summary"] = str(self)
         d["table"] = self.table()
-        return _jsonable(d)
+        return jsonable(d)
 
 
 def compare(methods: Mapping[str, Callable | None], *, axis: str, values, runs, quantity: str, alpha=0.05,

@@ -184,6 +184,7 @@ from audits import selection, stats
 from audits import statistics as stat
 from audits.calls import call_with_runs_rng
 from audits.claims import ClaimBound, claim_bound
+from audits.jsonable import jsonable
 from audits.pairs import NeighbouringPair, _columns, as_relation, assert_neighbours
 from audits.profile_mode import profile_test
 from reference.rng import fresh_seed
@@ -212,20 +213,6 @@ class RngWarning(UserWarning):
 # Result
 
 
-def _jsonable(value):
-    if isinstance(value, float) and not math.isfinite(value):
-        return "nan" if math.isnan(value) else ("inf" if value > 0 else "-inf")
-    if isinstance(value, (np.floating,)):
-        return _jsonable(float(value))
-    if isinstance(value, (np.integer,)):
-        return int(value)
-    if isinstance(value, (np.bool_,)):
-        return bool(value)
-    if isinstance(value, Mapping):
-        return {str(k): _jsonable(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_jsonable(v) for v in value]
-    return value
 
 
 def _fmt(x: float) -> str:
@@ -326,7 +313,7 @@ class AuditResult:
         d = asdict(self)
         d["result_type"] = "privacy"
         d["summary"] = str(self)
-        return _jsonable(d)
+        return jsonable(d)
 
 
 # --------------------------------------------------------------------------------------------

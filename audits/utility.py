@@ -65,6 +65,7 @@ import sympy as sp
 from scipy import stats as sps
 
 from audits.calls import call_with_runs_rng
+from audits.jsonable import jsonable
 from reference.rng import fresh_seed
 from spec import validate
 from spec.errors import ParameterError
@@ -82,16 +83,6 @@ __all__ = [
 ]
 
 
-def _jsonable(value):
-    if isinstance(value, float) and not math.isfinite(value):
-        return "nan" if math.isnan(value) else ("inf" if value > 0 else "-inf")
-    if isinstance(value, np.generic):
-        return _jsonable(value.item())
-    if isinstance(value, Mapping):
-        return {str(k): _jsonable(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_jsonable(v) for v in value]
-    return value
 
 
 @dataclass(frozen=True)
@@ -160,7 +151,7 @@ class RateResult:
         d = asdict(self)
         d["result_type"] = "rate"
         d["summary"] = str(self)
-        return _jsonable(d)
+        return jsonable(d)
 
 
 #: The percentile interval is used when at least this many resamples lie beyond each end.
@@ -386,7 +377,7 @@ class LevelResult:
         d = asdict(self)
         d["result_type"] = "level"
         d["summary"] = str(self)
-        return _jsonable(d)
+        return jsonable(d)
 
 
 def audit_level(samples, reference, *, low=0.0, high=math.inf, alpha, reference_name="",
