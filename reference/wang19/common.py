@@ -17,9 +17,9 @@ from reference.arrays import ArrayLike
 from reference.domains import Box, Domain, L1Ball, L2Ball, Simplex
 from spec import validate
 from spec import wang19 as _spec
-from spec.errors import ParameterError
+from spec.errors import AssumptionError, ParameterError
 
-__all__ = ["Transcript", "RandomIterateResult", "start_point", "gaussian_width", "l1_diameter", "noise_sigma", "Trajectory",
+__all__ = ["require_tuning_inputs", "Transcript", "RandomIterateResult", "start_point", "gaussian_width", "l1_diameter", "noise_sigma", "Trajectory",
            "check_steps", "check_transcript"]
 
 
@@ -169,3 +169,11 @@ def cap(value: float) -> float:
     if not (math.isfinite(value) and value > 0):
         raise ParameterError(f"learning_rate ({value!r}) must be finite and > 0")
     return float(value)
+
+
+def require_tuning_inputs(initial_gap: float | None, smoothness: float) -> None:
+    """The tuned Frank-Wolfe step sizes (Theorems 4 and 6) need a public gap bound and L > 0."""
+    if initial_gap is None:
+        raise AssumptionError("initial_gap (None) must be a public bound h_0 >= F(x_1) - inf_C F for the tuned rules")
+    if not smoothness > 0:
+        raise AssumptionError(f"loss smoothness ({smoothness!r}) must be > 0 for the tuned rules (they divide by L)")

@@ -22,6 +22,7 @@ from reference.results import AlgorithmResult
 from reference.rng import RngLike
 from reference.tape import NoiseLike, noise_source
 from reference.wang19.common import (
+    require_tuning_inputs,
     RandomIterateResult,
     Trajectory,
     Transcript,
@@ -34,7 +35,7 @@ from reference.wang19.common import (
 )
 from spec import validate
 from spec import wang19 as _spec
-from spec.errors import AssumptionError, ParameterError
+from spec.errors import ParameterError
 
 __all__ = ["DPFWL2Result", "dp_fw_l2", "constants", "SPEC_IDS", "LABEL_NOISE", "LABEL_INDEX", "STEP_RULES",
            "RATE_RULES"]
@@ -76,7 +77,7 @@ def constants(*, loss: Loss, domain: Domain, n: int, epsilon: float, delta: floa
     if rule == "paper":
         t = _spec.THM_4.evaluate("steps", n=n, epsilon=epsilon, delta=delta, **geometry)
     elif rule == "tuned":
-        _needs_gap(initial_gap, c.smoothness)
+        require_tuning_inputs(initial_gap, c.smoothness)
         t = _spec.THM_4.evaluate("steps_tuned", n=n, epsilon=epsilon, delta=delta, lipschitz=c.lipschitz,
                                  smoothness=c.smoothness, initial_gap=initial_gap, **geometry)
     else:
@@ -86,17 +87,10 @@ def constants(*, loss: Loss, domain: Domain, n: int, epsilon: float, delta: floa
     if rate == "paper":
         gamma = _spec.THM_4.evaluate("learning_rate", n=n, epsilon=epsilon, delta=delta, **geometry)
     else:
-        _needs_gap(initial_gap, c.smoothness)
+        require_tuning_inputs(initial_gap, c.smoothness)
         gamma = _spec.THM_4.evaluate("learning_rate_tuned", initial_gap=initial_gap, smoothness=c.smoothness,
                                      steps=t, diameter=diameter)
     return t, sigma, cap(gamma), width
-
-
-def _needs_gap(initial_gap: float | None, smoothness: float) -> None:
-    if initial_gap is None:
-        raise AssumptionError("initial_gap (None) must be a public bound h_0 >= F(x_1) - inf_C F for the tuned rules")
-    if not smoothness > 0:
-        raise AssumptionError(f"loss smoothness ({smoothness!r}) must be > 0 for the tuned rules (they divide by L)")
 
 
 def dp_fw_l2(data: ArrayLike, *, loss: Loss, domain: Domain, epsilon: float, delta: float,

@@ -30,6 +30,7 @@ from reference.rng import RngLike
 from reference.samplers import ExponentialMechanism
 from reference.tape import NoiseLike, noise_source
 from reference.wang19.common import (
+    require_tuning_inputs,
     RandomIterateResult,
     Trajectory,
     Transcript,
@@ -41,7 +42,7 @@ from reference.wang19.common import (
 )
 from spec import validate
 from spec import wang19 as _spec
-from spec.errors import AssumptionError, ParameterError
+from spec.errors import ParameterError
 
 __all__ = ["DPFWL1Result", "dp_fw_l1", "constants", "vertices", "scores", "SPEC_IDS", "LABEL_SELECT",
            "LABEL_INDEX", "STEP_RULES", "RATE_RULES", "COMPOSITIONS"]
@@ -123,7 +124,7 @@ def constants(*, loss: Loss, domain: Domain, n: int, epsilon: float, delta: floa
         t = _spec.THM_6.evaluate("steps", n=n, epsilon=epsilon, delta=delta, candidates=a,
                                  failure_probability=failure_probability, check=strict)
     elif rule == "tuned":
-        _needs_gap(initial_gap, c.smoothness)
+        require_tuning_inputs(initial_gap, c.smoothness)
         t = _spec.THM_6.evaluate("steps_tuned", n=n, epsilon=epsilon, delta=delta, candidates=a, diameter=diameter,
                                  l1_diameter=d1, lipschitz=c.lipschitz, smoothness=c.smoothness,
                                  initial_gap=initial_gap, check=strict)
@@ -139,17 +140,10 @@ def constants(*, loss: Loss, domain: Domain, n: int, epsilon: float, delta: floa
     if rate == "paper":
         gamma = _spec.THM_6.evaluate("learning_rate", steps=t, diameter=diameter)
     else:
-        _needs_gap(initial_gap, c.smoothness)
+        require_tuning_inputs(initial_gap, c.smoothness)
         gamma = _spec.THM_6.evaluate("learning_rate_tuned", initial_gap=initial_gap, smoothness=c.smoothness, steps=t,
                                      diameter=diameter)
     return t, eps0, coefficient, cap(gamma), a
-
-
-def _needs_gap(initial_gap: float | None, smoothness: float) -> None:
-    if initial_gap is None:
-        raise AssumptionError("initial_gap (None) must be a public bound h_0 >= F(x_1) - inf_C F for the tuned rules")
-    if not smoothness > 0:
-        raise AssumptionError(f"loss smoothness ({smoothness!r}) must be > 0 for the tuned rules (they divide by L)")
 
 
 def dp_fw_l1(data: ArrayLike, *, loss: Loss, domain: Domain, epsilon: float, delta: float,
