@@ -13,11 +13,13 @@ The choice depends on the selection runs only, which is what keeps the test's er
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from audits import stats
 
-__all__ = ["MAX_CANDIDATES", "SHRINK", "candidates", "event_counts", "select_event",
+__all__ = ["MAX_CANDIDATES", "SHRINK", "candidate_ranks", "candidates", "event_counts", "select_event", "choose",
            "select_among", "count", "describe_event"]
 
 #: Candidate thresholds scored on the selection runs in point mode.
@@ -26,19 +28,24 @@ MAX_CANDIDATES = 2048
 SHRINK = 0.05
 
 
-def candidates(values: np.ndarray) -> np.ndarray:
-    """Thresholds: all pooled values, or a subset dense in rank near both tails."""
-    v = np.unique(values)
-    n = v.size
+def candidate_ranks(n: int) -> np.ndarray:
+    """Ranks (0-based, increasing) among ``n`` distinct pooled values that serve as thresholds:
+    all of them, or :data:`MAX_CANDIDATES` dense in rank near both tails."""
     if n <= MAX_CANDIDATES:
-        return v
+        return np.arange(n)
     half = MAX_CANDIDATES // 3
     ranks = np.unique(np.concatenate([
         np.round(np.geomspace(1, n / 2, half)).astype(int) - 1,
         n - np.round(np.geomspace(1, n / 2, half)).astype(int),
         np.round(np.linspace(0, n - 1, MAX_CANDIDATES - 2 * half)).astype(int),
     ]))
-    return v[np.clip(ranks, 0, n - 1)]
+    return np.unique(np.clip(ranks, 0, n - 1))
+
+
+def candidates(values: np.ndarray) -> np.ndarray:
+    """Thresholds: all pooled values, or a subset dense in rank near both tails."""
+    v = np.unique(values)
+    return v[candidate_ranks(v.size)]
 
 
 def event_counts(t_d_sorted, t_n_sorted, thresholds):
@@ -55,6 +62,17 @@ def event_counts(t_d_sorted, t_n_sorted, thresholds):
     }
 
 
+@functools.lru_cache(maxsize=8)
+def _shrunk(ns: int) -> tuple[np.ndarray, np.ndarray]:
+    """One-sided Clopper-Pearson bounds at level SHRINK for every count 0..ns (a table: the
+    design simulations of :mod:`audits.design` select thousands of times at one ``ns``)."""
+    k = np.arange(ns + 1)
+    lower, upper = stats.clopper_pearson_lower(k, ns, SHRINK), stats.clopper_pearson_upper(k, ns, SHRINK)
+    lower.setflags(write=False)
+    upper.setflags(write=False)
+    return lower, upper
+
+
 def select_event(t_sd, t_sn, m, *, delta, alpha):
     """Choose ``(threshold, side, direction)`` on selection statistics by the projected bound.
 
@@ -63,19 +81,30 @@ def select_event(t_sd, t_sn, m, *, delta, alpha):
     """
     ns = t_sd.size
     thresholds = candidates(np.concatenate([t_sd, t_sn]))
-    counts = event_counts(np.sort(t_sd), np.sort(t_sn), thresholds)
-    keys = list(counts)
-    k_p = np.concatenate([counts[k][0] for k in keys])
-    k_q = np.concatenate([counts[k][1] for k in keys])
+    le_d = np.searchsorted(np.sort(t_sd), thresholds, side="right")
+    le_n = np.searchsorted(np.sort(t_sn), thresholds, side="right")
+    j, side, direction, bound = choose(le_d, le_n, ns, m, delta=delta, alpha=alpha)
+    return (float(thresholds[j]), side, direction), bound
+
+
+def choose(le_d, le_n, ns, m, *, delta, alpha):
+    """The choice of :func:`select_event` from the counts alone: ``le_d[i]``, ``le_n[i]`` selection
+    values (of ``ns`` per dataset) at or below candidate threshold ``i``. Returns ``(i, side,
+    direction, projected bound)``."""
+    gt_d, gt_n = ns - le_d, ns - le_n
+    # the order of event_counts: ties go to the first
+    kinds = ((("dataset", ">"), gt_d, gt_n), (("dataset", "<="), le_d, le_n),
+             (("neighbour", ">"), gt_n, gt_d), (("neighbour", "<="), le_n, le_d))
+    k_p = np.concatenate([kind[1] for kind in kinds])
+    k_q = np.concatenate([kind[2] for kind in kinds])
     # Selection frequencies, shrunk to one-sided bounds at level SHRINK so that an event seen a
     # handful of times cannot look better than it is, projected to m runs (all four kinds of
-    # event at once; ties go to the first, in the order of event_counts).
-    p_sel = stats.clopper_pearson_lower(k_p, ns, SHRINK)
-    q_sel = stats.clopper_pearson_upper(k_q, ns, SHRINK)
-    bound = stats.projected_point_bound(p_sel, q_sel, m, delta=delta, alpha=alpha)
+    # event at once).
+    lower, upper = _shrunk(ns)
+    bound = stats.projected_point_bound(lower[k_p], upper[k_q], m, delta=delta, alpha=alpha)
     j = int(np.argmax(bound))
-    direction, side = keys[j // thresholds.size]
-    return (float(thresholds[j % thresholds.size]), side, direction), float(bound[j])
+    direction, side = kinds[j // le_d.size][0]
+    return j % le_d.size, side, direction, float(bound[j])
 
 
 def select_among(statistics, sel_d, sel_n, m, *, delta, alpha):

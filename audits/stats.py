@@ -449,6 +449,7 @@ def point_power(p, q, m, *, epsilon, delta=0.0, alpha):
     eps1 = _grid_point_above(epsilon)
     pi0 = float(_pi0(np.asarray(eps1)))
     out = np.zeros(p_arr.shape)
+    terms = []  # (index, s, step, lambda, pi_1) of every event with something to sum
     for i, (pi, qi) in enumerate(zip(p_arr.ravel(), q_arr.ravel())):
         qq = qi + delta * math.exp(-eps1)
         lam = m * (pi + qq)
@@ -459,17 +460,30 @@ def point_power(p, q, m, *, epsilon, delta=0.0, alpha):
         # summand is smooth in s there: a Riemann sum over about 800 points)
         step = max(1, int(math.sqrt(lam) / 40.0))
         s = np.arange(max(0, int(lam - width)), int(lam + width) + 2, step)
-        with np.errstate(all="ignore"):  # a continuous inverse of the binomial CDF, then ...
-            k = np.ceil(np.nan_to_num(special.bdtrik(1.0 - alpha, s, pi0), nan=0.0)) + 1.0
-        k = np.clip(k, 1.0, s + 1.0)
-        # ... the test's own p-values decide: k* is the smallest count the test rejects
-        for _ in range(2):
-            k = np.where((k <= s) & (poisson_pvalue(k, s - k, 0, epsilon=eps1) > alpha), k + 1.0, k)
-            lower = np.maximum(k - 1.0, 1.0)
-            k = np.where((k > 1.0) & (poisson_pvalue(lower, s - lower, 0, epsilon=eps1) <= alpha), lower, k)
-        weight = sps.poisson.pmf(s, lam) * step
-        out.flat[i] = float(np.sum(weight * np.where(k <= s, sps.binom.sf(k - 1.0, s, pi / (pi + qq)), 0.0)))
+        terms.append((i, s, step, lam, pi / (pi + qq)))
+    if terms:
+        # k*(s) depends on s alone (and the claim and alpha): found once for all events
+        s_all = np.unique(np.concatenate([t[1] for t in terms])).astype(float)
+        k_all = _smallest_rejected(s_all, eps1, pi0, alpha)
+        for i, s, step, lam, pi1 in terms:
+            k = k_all[np.searchsorted(s_all, s)]
+            weight = sps.poisson.pmf(s, lam) * step
+            out.flat[i] = float(np.sum(weight * np.where(k <= s, sps.binom.sf(k - 1.0, s, pi1), 0.0)))
     return float(out[0]) if np.ndim(p) == 0 and np.ndim(q) == 0 else out.reshape(p_arr.shape)
+
+
+def _smallest_rejected(s, eps1, pi0, alpha):
+    """``k*(s)``: the smallest count ``K_p`` of ``s`` that the point test rejects at ``eps1``
+    (``s + 1`` where none is)."""
+    with np.errstate(all="ignore"):  # a continuous inverse of the binomial CDF, then ...
+        k = np.ceil(np.nan_to_num(special.bdtrik(1.0 - alpha, s, pi0), nan=0.0)) + 1.0
+    k = np.clip(k, 1.0, s + 1.0)
+    # ... the test's own p-values decide
+    for _ in range(2):
+        k = np.where((k <= s) & (poisson_pvalue(k, s - k, 0, epsilon=eps1) > alpha), k + 1.0, k)
+        lower = np.maximum(k - 1.0, 1.0)
+        k = np.where((k > 1.0) & (poisson_pvalue(lower, s - lower, 0, epsilon=eps1) <= alpha), lower, k)
+    return k
 
 
 def normal_quantile(prob: float) -> float:

@@ -380,8 +380,14 @@ def test_runs_for_gaussian_and_laplace_grow_as_the_bug_shrinks():
     sigma = 3.7306
     prof = [stats.runs_for_gaussian(sigma=sigma, factor=f, alpha=0.01) for f in (0.5, 0.8, 0.9)]
     assert prof[0] < prof[1] < prof[2]
-    point = stats.runs_for_gaussian(sigma=sigma, factor=0.8, alpha=0.01, mode="point",
-                                    epsilon=1.0, delta=1e-5)
+    # The point claim (1, 1e-5) of the Gaussian x0.8, from its events {X > x} (both directions),
+    # without the selection: the simulated count (runs_for_gaussian(mode="point")) starts its
+    # search here and only grows (tests/audits/test_design.py), and already this is > 10x.
+    mu1 = 1.0 / (0.8 * sigma)
+    x = np.linspace(-6.0, 12.0, 3601)
+    p, q = special.ndtr(mu1 - x), special.ndtr(-x)
+    point = stats.runs_for_point(np.concatenate([p, 1 - q]), np.concatenate([q, 1 - p]), epsilon=1.0,
+                                 delta=1e-5, alpha=0.01)
     assert point > 10 * prof[1]  # the profile is what gives power with few runs
     lap = [stats.runs_for_laplace(scale=1.0, factor=f, epsilon=1.0, alpha=0.01) for f in (0.5, 0.8)]
     assert lap[0] < lap[1]
