@@ -10,12 +10,15 @@
 Modules: :mod:`audits.stats` (Clopper-Pearson and DKW bounds, run counts for a target power),
 :mod:`audits.pairs` (neighbouring pairs that are checked to be neighbours),
 :mod:`audits.privacy` (:func:`audit_privacy`, point and profile modes),
-:mod:`audits.utility` (:func:`audit_rate`, :func:`audit_level`), :mod:`audits.report`, :mod:`audits.plugin`
-(the pytest plugin) and :mod:`audits.command` (``dperm audit``).
+:mod:`audits.utility` (:func:`audit_rate`, :func:`audit_level`, :func:`audit_band`),
+:mod:`audits.adapters` (:func:`per_sample`: a one-sample function as a batched mechanism),
+:mod:`audits.search` (:func:`search_pairs`: the worst neighbouring pair of a declared data domain),
+:mod:`audits.report`, :mod:`audits.plugin` (the pytest plugin) and :mod:`audits.command` (``dperm audit``).
 """
 
 from __future__ import annotations
 
+from audits.adapters import per_sample
 from audits.pairs import (
     NeighbouringPair,
     add_remove_one,
@@ -33,7 +36,8 @@ from audits.stats import (
     runs_for_point,
     runs_for_profile,
 )
-from audits.utility import LevelResult, RateResult, audit_level, audit_rate
+from audits.search import DataDomain, SearchResult, search_pairs
+from audits.utility import BandResult, LevelResult, RateResult, audit_band, audit_level, audit_rate
 
 __all__ = [
     "audit_privacy",
@@ -44,6 +48,12 @@ __all__ = [
     "RateResult",
     "audit_level",
     "LevelResult",
+    "audit_band",
+    "BandResult",
+    "per_sample",
+    "search_pairs",
+    "DataDomain",
+    "SearchResult",
     "NeighbouringPair",
     "replace_one",
     "add_remove_one",

@@ -374,6 +374,13 @@ def _describe(d: dict) -> tuple[str, str, str]:
         what = f"level: measured / {d.get('reference_name') or 'reference'}"
         numbers = f"ratio {min(ratios):.3g} to {max(ratios):.3g} over {len(ratios)} points, band {band}"
         return what, numbers, "passed" if d.get("passed") else "FAILED"
+    if kind == "band":
+        parts = [f"{axis} {_num(d['slopes'][axis]):+.2f} [{_num(d['intervals'][axis][0]):+.2f}, "
+                 f"{_num(d['intervals'][axis][1]):+.2f}] in [{_num(d['bands'][axis][0]):+g}, "
+                 f"{_num(d['bands'][axis][1]):+g}]: {d['verdicts'][axis]}" for axis in d["slopes"]]
+        what = f"acceptance band: {d.get('name') or ''}"
+        verdict = "REFUTED" if not d.get("passed") else ("confirmed" if d.get("confirmed") else "not refuted")
+        return what, "; ".join(parts), verdict
     if kind == "comparison" and "table" in d:  # audits.comparison
         what = f"comparison: {d['quantity']} against {d['axis']}"
         return what, "table under Comparisons", "passed" if d.get("passed") else "-"

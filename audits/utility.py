@@ -73,6 +73,8 @@ from spec.errors import ParameterError
 __all__ = [
     "RateResult",
     "audit_rate",
+    "BandResult",
+    "audit_band",
     "LevelResult",
     "audit_level",
     "utility_bound",
@@ -324,6 +326,126 @@ def audit_rate(measure, *, grid, base, runs, expected, bound=None, kind="upper",
                       points=tuple(points), kind=kind, tolerance=tolerance, alpha=alpha, runs=runs,
                       seed=seed, bootstrap=bootstrap, has_bound=bound is not None, name=label,
                       standard_errors=ses, interval_method=_method(level, bootstrap))
+
+
+# --------------------------------------------------------------------------------------------
+# acceptance bands on the slopes
+
+
+@dataclass(frozen=True)
+class BandResult:
+    """Outcome of :func:`audit_band`: are the measured slopes of a rate audit within a band?
+
+    Attributes
+    ----------
+    passed : bool
+        No axis is refuted: every slope's interval meets ``target +- half_width``.
+    confirmed : bool
+        Every slope's interval lies inside its band (the band holds with confidence).
+    slopes : dict
+        Axis -> measured slope.
+    bands : dict
+        Axis -> the band ``(low, high)`` (``low`` may be ``-inf``, ``high`` ``inf``).
+    intervals : dict
+        Axis -> two-sided interval ``slope -+ z sd`` at level ``1 - alpha/k`` (``sd`` the rate
+        audit's bootstrap standard deviation, ``k`` axes).
+    verdicts : dict
+        Axis -> ``"inside"``, ``"outside"`` (refuted) or ``"undecided"``.
+    alpha, name
+        The error level spent, and a label.
+    """
+
+    passed: bool
+    confirmed: bool
+    slopes: Mapping[str, float]
+    bands: Mapping[str, tuple[float, float]]
+    intervals: Mapping[str, tuple[float, float]]
+    verdicts: Mapping[str, str]
+    alpha: float
+    name: str = ""
+
+    def __str__(self) -> str:
+        parts = [f"{a} {self.slopes[a]:+.3f} [{self.intervals[a][0]:+.3f}, {self.intervals[a][1]:+.3f}] "
+                 f"in [{self.bands[a][0]:+g}, {self.bands[a][1]:+g}]: {self.verdicts[a]}" for a in self.slopes]
+        verdict = "REFUTED" if not self.passed else ("confirmed" if self.confirmed else "not refuted")
+        return (f"acceptance band {self.name}: {'; '.join(parts)} | intervals at "
+                f"{100 * (1 - self.alpha):.6g}% | {verdict}")
+
+    def to_dict(self) -> dict:
+        d = asdict(self)
+        d["result_type"] = "band"
+        d["summary"] = str(self)
+        return jsonable(d)
+
+
+def audit_band(result: RateResult, targets, *, half_width=0.0, alpha, name="") -> BandResult:
+    """Test whether the slopes of a rate audit lie within ``targets -+ half_width``.
+
+    An acceptance criterion of the form "the measured slope is within ``h`` of the exponent" as
+    a test inside the error budget: per axis, the interval ``slope -+ z_{1 - alpha/(2k)} sd``
+    (normal, with the rate audit's bootstrap standard deviation of the slope) at level
+    ``1 - alpha/k`` for ``k`` axes; the band is *refuted* on an axis when the interval misses it,
+    *confirmed* when the interval lies inside it.
+
+    False alarms: when every true slope (the slope of the true means on this grid) is inside its
+    band, a refutation needs an interval beyond one of the band's ends, which happens with
+    probability at most ``alpha/(2k)`` per axis: at most ``alpha/2`` in all (approximate: the
+    normal approximation of the slope, see ``benchmarks/bench_rate_tails.py``).
+
+    What alpha does not cover: the slope on a finite grid is not the exponent of the theorem's
+    ``O()``. Lower-order terms, log factors and regime changes bend the curve, so a band around
+    the exponent can be refuted on a grid where the theorem holds, and confirmed on one where it
+    fails further out. The band says what the data show on this grid, nothing more.
+
+    Parameters
+    ----------
+    result : RateResult
+        From :func:`audit_rate` (its ``slopes`` and ``standard_errors``).
+    targets : dict
+        Axis -> centre of its band (``centre -+ half_width``), or the band itself as a pair
+        ``(low, high)`` (one-sided: ``(-inf, high)``); every axis must have been measured.
+    half_width : float
+        Half width ``h >= 0`` of the bands given by their centre.
+    alpha : float
+        Error level in (0, 1) spent by this check.
+    name : str
+        Label in the summary.
+    """
+    if not isinstance(result, RateResult):
+        raise TypeError(f"result ({type(result).__name__}) must be a RateResult from audit_rate")
+    if not isinstance(targets, Mapping) or not targets:
+        raise TypeError("targets must be a non-empty dict mapping axis names to slopes")
+    half_width = validate.nonnegative("half_width", half_width)
+    alpha = validate.interval("alpha", alpha, 0.0, 1.0, closed="neither")
+    missing = [axis for axis in targets if axis not in result.slopes]
+    if missing:
+        raise ParameterError(f"targets ({missing}) name axes the rate audit did not measure "
+                             f"({list(result.slopes)})")
+    z = float(sps.norm.isf(alpha / (2 * len(targets))))
+    slopes, bands, intervals, verdicts = {}, {}, {}, {}
+    for axis, want in targets.items():
+        if isinstance(want, (tuple, list)):
+            if len(want) != 2:
+                raise ParameterError(f"targets[{axis!r}] ({want!r}) must be a slope or a (low, high) pair")
+            low, high = (float(sp.sympify(w)) for w in want)
+            if not low < high or math.isnan(low) or math.isnan(high):
+                raise ParameterError(f"targets[{axis!r}] ({want!r}) must have low < high")
+        else:
+            centre = _number(f"targets[{axis!r}]", want)
+            low, high = centre - half_width, centre + half_width
+        s, sd = float(result.slopes[axis]), float(result.standard_errors[axis])
+        lo, hi = s - z * sd, s + z * sd
+        slopes[axis], bands[axis], intervals[axis] = s, (low, high), (lo, hi)
+        if hi < low or lo > high:
+            verdicts[axis] = "outside"
+        elif low <= lo and hi <= high:
+            verdicts[axis] = "inside"
+        else:
+            verdicts[axis] = "undecided"
+    return BandResult(passed="outside" not in verdicts.values(),
+                      confirmed=all(v == "inside" for v in verdicts.values()), slopes=slopes,
+                      bands=bands, intervals=intervals, verdicts=verdicts, alpha=alpha,
+                      name=name or result.name)
 
 
 # --------------------------------------------------------------------------------------------

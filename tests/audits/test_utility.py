@@ -17,8 +17,10 @@ from scipy import stats as sps
 
 from audits import audit_rate
 from audits.utility import (
+    BandResult,
     Memo,
     RateResult,
+    audit_band,
     audit_level,
     expected_slopes,
     grid_points,
@@ -399,3 +401,67 @@ def test_false_fail_rate_of_the_normal_interval():
                           tolerance=0.0, alpha=0.1, bootstrap=100, seed=2000 + s) for s in range(60)]
     assert {r.interval_method for r in results} == {"normal"}
     assert sum(not r.passed for r in results) <= sps.binom.ppf(0.999, 60, 0.1)
+
+
+# --------------------------------------------------------------------------------------------
+# audit_band
+
+
+def test_band_intervals_are_normal_with_the_bootstrap_spread_bonferroni_over_axes():
+    result = audit_rate(power_law(-1.0, b_eps=-2.0), grid={"n": [100, 400, 1600], "epsilon": [0.5, 1.0, 2.0]},
+                        base=BASE, runs=200, expected={"n": -1.0, "epsilon": -2.0}, seed=5)
+    band = audit_band(result, {"n": -1.0, "epsilon": -2.0}, half_width=0.2, alpha=1e-3)
+    z = sps.norm.isf(1e-3 / 4)  # two axes, two-sided
+    for axis in ("n", "epsilon"):
+        lo, hi = band.intervals[axis]
+        assert (hi - lo) / 2 == pytest.approx(z * result.standard_errors[axis], rel=1e-12)
+        assert (lo + hi) / 2 == pytest.approx(result.slopes[axis], rel=1e-12)
+    assert band.passed and isinstance(band, BandResult)
+    assert band.bands == {"n": (-1.2, -0.8), "epsilon": (-2.2, -1.8)}
+
+
+def test_band_verdicts_inside_outside_undecided():
+    """Three bands around one measured slope, placed by the interval's own ends: one that
+    contains it, one it misses, one it straddles."""
+    result = audit_rate(power_law(-1.0), grid={"n": [100, 400, 1600]}, base=BASE, runs=400,
+                        expected={"n": -1.0}, seed=6)
+    probe = audit_band(result, {"n": 0.0}, half_width=100.0, alpha=0.01)
+    lo, hi = probe.intervals["n"]
+    inside = audit_band(result, {"n": (lo - 0.01, hi + 0.01)}, alpha=0.01)
+    outside = audit_band(result, {"n": (hi + 0.01, hi + 1.0)}, alpha=0.01)
+    straddle = audit_band(result, {"n": ((lo + hi) / 2, hi + 1.0)}, alpha=0.01)
+    one_sided = audit_band(result, {"n": (-math.inf, lo - 0.01)}, alpha=0.01)
+    assert (inside.verdicts["n"], inside.passed, inside.confirmed) == ("inside", True, True)
+    assert (outside.verdicts["n"], outside.passed, outside.confirmed) == ("outside", False, False)
+    assert (straddle.verdicts["n"], straddle.passed, straddle.confirmed) == ("undecided", True, False)
+    assert (one_sided.verdicts["n"], one_sided.passed) == ("outside", False)
+
+
+def test_band_refutes_a_wrong_rate_and_rarely_a_right_one():
+    """Seeded meta-test: a rate of exponent -0.5 is refuted against the band -1 +- 0.2; 60 audits of
+    the exponent -0.8 (the band's edge) at alpha = 0.3 are refuted about alpha/2 of the time, and the
+    test allows the 0.999 quantile of Binomial(60, 0.3) (chance failure < 0.001)."""
+    wrong = audit_rate(power_law(-0.5), grid={"n": [100, 400, 1600]}, base=BASE, runs=200, expected={"n": -1.0},
+                       seed=7)
+    assert not audit_band(wrong, {"n": -1.0}, half_width=0.2, alpha=1e-4).passed
+    refuted = sum(not audit_band(audit_rate(power_law(-0.8), grid={"n": [100, 400, 1600]}, base=BASE, runs=40,
+                                            expected={"n": -1.0}, bootstrap=200, seed=3000 + s),
+                                 {"n": -1.0}, half_width=0.2, alpha=0.3).passed for s in range(60))
+    assert refuted <= sps.binom.ppf(0.999, 60, 0.3)
+
+
+def test_band_printing_json_and_errors():
+    result = audit_rate(power_law(-1.0), grid={"n": [100, 400]}, base=BASE, runs=50, expected={"n": -1.0}, seed=8)
+    band = audit_band(result, {"n": -1.0}, half_width=0.3, alpha=0.01, name="demo")
+    line = str(band)
+    assert "\n" not in line and line.startswith("acceptance band demo:") and "in [-1.3, -0.7]" in line
+    d = json.loads(json.dumps(band.to_dict(), allow_nan=False))
+    assert d["result_type"] == "band" and d["passed"] is True
+    with pytest.raises(ParameterError, match="did not measure"):
+        audit_band(result, {"epsilon": -1.0}, half_width=0.2, alpha=0.01)
+    with pytest.raises(ParameterError, match=r"half_width \(-0.1\)"):
+        audit_band(result, {"n": -1.0}, half_width=-0.1, alpha=0.01)
+    with pytest.raises(ParameterError, match="low < high"):
+        audit_band(result, {"n": (1.0, 0.0)}, alpha=0.01)
+    with pytest.raises(TypeError, match="RateResult"):
+        audit_band(band, {"n": -1.0}, half_width=0.2, alpha=0.01)
