@@ -1,0 +1,194 @@
+"""Tests of audits.profile_mode: the DKW-band test of profile mode and its plotted curve.
+
+Oracles: samples whose empirical distribution functions are known by construction (identical
+samples; two samples with every value of one above every value of the other), the DKW-Massart
+radius ``sqrt(ln(2/level)/(2n))`` at level ``alpha/2``, and the closed-form pure eps-DP bound
+``B(a) = min(1, e^eps a, 1 - e^-eps (1 - a))``. The two Monte Carlo tests are seeded and state
+their error rates.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from scipy import stats as sps
+
+from audits import selection
+from audits.claims import SLACK, ClaimBound
+from audits.privacy import AuditResult
+from audits.profile_mode import MAX_EXACT, curve_points, profile_test
+from audits.statistics import identity_statistic
+
+ALPHA = 0.05
+KEYS = [("dataset", ">"), ("dataset", "<="), ("neighbour", ">"), ("neighbour", "<=")]
+
+
+def pure_b(a, eps=1.0):
+    a = np.asarray(a, dtype=float)
+    return np.minimum(1.0, np.minimum(math.exp(eps) * a, 1.0 - math.exp(-eps) * (1.0 - a)))
+
+
+def radius(n, alpha=ALPHA):
+    """DKW-Massart: 2 exp(-2 n r^2) = alpha/2 for each of the two bands."""
+    return math.sqrt(math.log(2.0 / (alpha / 2)) / (2.0 * n))
+
+
+class PureTradeoff:
+    """Pure 1-DP as a trade-off function."""
+
+    def tradeoff(self, a):
+        return max(0.0, 1.0 - math.e * a, (1.0 - a) / math.e)
+
+
+PROFILE = ClaimBound(lambda e: max(0.0, (math.e - math.exp(e)) / (1.0 + math.e)), (1.0,))
+TRADEOFF = ClaimBound(PureTradeoff())
+
+
+def run(t_d, t_n, bound=PROFILE, *, epsilon=1.0, delta=0.0, alpha=ALPHA, n_sel=0):
+    common = {"epsilon": epsilon, "delta": delta, "runs": t_d.size + n_sel, "alpha": alpha, "seed": 0,
+              "mechanism": "m", "relation": "replace-one"}
+    return profile_test(np.asarray(t_d, float), np.asarray(t_n, float), bound, identity_statistic(),
+                        n_sel, common, AuditResult)
+
+
+def separated(n, seed=0):
+    """Dataset values all in (2, 3), neighbour values all in (0, 1)."""
+    rng = np.random.default_rng(seed)
+    return 2.0 + rng.uniform(size=n), rng.uniform(size=n)
+
+
+def test_identical_samples_are_not_refuted_and_the_margin_is_the_best_band_gap():
+    """Equal counts on every event: lower_p < upper_q <= B(upper_q), so nothing can be flagged;
+    the reported margin is max_k max(0, k/n - r) - B(k/n + r) over the proper events
+    (1 <= k <= n - 1), and the estimated loss is 0."""
+    n = 500
+    t = np.random.default_rng(1).standard_normal(n)
+    res = run(t, t.copy(), n_sel=7)
+    r = radius(n)
+    k = np.arange(1, n) / n
+    oracle = np.max(np.maximum(0.0, k - r) - pure_b(np.minimum(1.0, k + r))) - SLACK
+    assert not res.violated and not res.profile_violated
+    assert res.profile_margin == pytest.approx(oracle, abs=1e-12)
+    assert res.epsilon_lower == 0.0 and res.epsilon_estimate == 0.0
+    assert res.mode == "profile" and res.statistic == "output (scalar)"
+    assert res.counts["selection_runs"] == 7 and res.counts["band_runs"] == n
+    assert res.counts["band_radius"] == pytest.approx(r, rel=1e-14)
+
+
+@pytest.mark.parametrize("bound", [PROFILE, TRADEOFF], ids=["profile", "tradeoff"])
+@pytest.mark.parametrize("delta", [0.0, 0.1])
+def test_total_separation_is_refuted_with_the_exact_margin_and_bound(bound, delta):
+    """T > max(t_n) has P_hat = 1 on the dataset, 0 on the neighbour: the band gives
+    lower_p = 1 - r, upper_q = r, so margin = 1 - r - B(r) and eps_lower = ln((1 - r - delta)/r),
+    the largest any event can reach. n = 3000 puts more than MAX_EXACT events past the
+    screening, so the exact evaluation is truncated and must still find this one."""
+    n = 3000
+    t_d, t_n = separated(n)
+    res = run(t_d, t_n, bound, delta=delta)
+    r = radius(n)
+    thresholds = np.unique(np.concatenate([t_d, t_n]))
+    k = selection.event_counts(np.sort(t_d), np.sort(t_n), thresholds).values()
+    past = sum(np.sum(np.clip(kp / n - r, 0, 1) > pure_b(np.clip(kq / n + r, 0, 1))) for kp, kq in k)
+    assert past > MAX_EXACT  # the truncated path is the one exercised
+    assert res.violated and res.profile_violated
+    assert res.profile_margin == pytest.approx(1 - r - pure_b(r) - SLACK, abs=1e-12)
+    assert res.epsilon_lower == pytest.approx(math.log((1 - r - delta) / r), rel=1e-12)
+    assert res.epsilon_estimate == math.inf  # the event never happened on the neighbour
+    c = res.counts
+    assert (c["dataset"], c["neighbour"]) == (n, 0)
+    assert c["p_lower"] == pytest.approx(1 - r, rel=1e-14) and c["q_upper"] == pytest.approx(r, rel=1e-14)
+    expected_event = f"T > {t_n.max():.6g}; P[dataset] vs e^eps P[neighbour] + delta"
+    assert res.event == expected_event and res.profile_event == expected_event
+    assert (res.curve["direction"], res.curve["side"]) == ("dataset", ">")
+
+
+@pytest.mark.parametrize("n", range(1, 61))
+def test_separation_needs_enough_runs(n):
+    """With n runs, the best any event can show is lower_p = max(0, 1 - r), upper_q = min(1, r)
+    (B is nondecreasing): the verdict flips from 'not refuted' to 'refuted' where
+    1 - r > B(r), i.e. r < 1/(1 + e) = 0.2689 (r = 0.2703 at n = 30, 0.2659 at n = 31)."""
+    t_d, t_n = separated(n, seed=n)
+    res = run(t_d, t_n)
+    r = radius(n)
+    margin = max(0.0, 1 - r) - pure_b(min(1.0, r)) - SLACK
+    assert res.profile_margin == pytest.approx(margin, abs=1e-12)
+    assert res.violated == (n >= 31) == res.profile_violated
+    assert res.epsilon_lower == pytest.approx(max(0.0, math.log((1 - r) / r)) if r < 1 else 0.0, abs=1e-12)
+
+
+def test_violated_is_the_profile_or_the_point_verdict():
+    """A profile that allows everything (delta >= 1, so B = 1) cannot be refuted, but the point
+    claim eps = 1 is (eps_lower = ln((1 - r)/r) = 3.0); a pure 1-DP profile with a point
+    claim eps = 10 is refuted by the profile alone."""
+    n = 1000
+    t_d, t_n = separated(n)
+    eps_lo = math.log((1 - radius(n)) / radius(n))
+    nothing = run(t_d, t_n, ClaimBound(lambda e: 1.0), epsilon=1.0)
+    assert nothing.violated and not nothing.profile_violated and nothing.epsilon_lower > 1.0
+    assert nothing.profile_margin == pytest.approx(1 - radius(n) - 1 - SLACK, abs=1e-12)
+    profile_only = run(t_d, t_n, epsilon=10.0)
+    assert profile_only.violated and profile_only.profile_violated
+    assert profile_only.epsilon_lower == pytest.approx(eps_lo, rel=1e-12) and eps_lo < 10.0
+
+
+def test_false_alarms_on_a_mechanism_that_meets_the_claim():
+    """Laplace(1, 1) against Laplace(0, 1) is pure 1-DP. Each of 30 seeded replications at
+    alpha = 0.3 raises a false alarm with probability at most 0.3 (DKW-Massart, union bound),
+    so the alarm count is stochastically below Binomial(30, 0.3); allowing up to its 0.999
+    quantile, this test fails by chance with probability at most 0.001."""
+    reps, alpha, n = 30, 0.3, 1000
+    alarms = 0
+    for seed in range(reps):
+        rng = np.random.default_rng(1000 + seed)
+        alarms += run(rng.laplace(1.0, 1.0, n), rng.laplace(0.0, 1.0, n), alpha=alpha).violated
+    assert alarms <= sps.binom.ppf(0.999, reps, alpha)
+
+
+def test_a_two_dp_laplace_is_refuted_as_one_dp():
+    """Laplace(1, 0.5) against Laplace(0, 0.5): at t = 1, p = 1/2 and q = e^-2/2 = 0.068. If both
+    empirical CDFs are within s = 0.05 of the truth (probability >= 1 - 4 exp(-2 n s^2) =
+    1 - 8e-9 at n = 4000), the largest pooled value below 1 gives lower_p >= 0.45 - r = 0.427
+    and upper_q <= 0.118 + r = 0.141, with B <= e * 0.141 = 0.384: refuted. Seeded; the chance
+    of a miss is below 1e-8."""
+    rng = np.random.default_rng(5)
+    res = run(rng.laplace(1.0, 0.5, 4000), rng.laplace(0.0, 0.5, 4000))
+    assert res.violated and res.profile_violated and res.profile_margin > 0.04
+
+
+# --------------------------------------------------------------------------------------------
+# curve_points
+
+
+@pytest.mark.parametrize("key", KEYS)
+@pytest.mark.parametrize("points", [7, 200, 5000])
+def test_curve_points_lie_on_the_empirical_curve_with_clipped_bands(key, points):
+    """Every plotted (q_hat, p_hat) is the pair of empirical frequencies of the event at some
+    pooled threshold (counted by brute force), the first and last thresholds are kept, there
+    are min(points, #thresholds) of them, the bands are p_hat - r and q_hat + r clipped to
+    [0, 1], and the claim curve is min(1, B(a) + SLACK) on 201 points of [0, 1]."""
+    rng = np.random.default_rng(3)
+    t_d, t_n = rng.integers(0, 40, 300).astype(float), rng.integers(5, 45, 300).astype(float)
+    n, r = t_d.size, 0.3  # a wide band, so that clipping happens at both ends
+    thresholds = np.unique(np.concatenate([t_d, t_n]))
+    counts = selection.event_counts(np.sort(t_d), np.sort(t_n), thresholds)
+    direction, side = key
+    c = curve_points(counts, thresholds, n, r, PROFILE, direction, side, points=points)
+
+    tp, tq = (t_d, t_n) if direction == "dataset" else (t_n, t_d)
+    inside = (lambda x, t: x > t) if side == ">" else (lambda x, t: x <= t)
+    full = [(np.mean(inside(tq, t)), np.mean(inside(tp, t))) for t in thresholds]
+    pairs = list(zip(c["q_hat"], c["p_hat"]))
+    assert len(pairs) == min(points, thresholds.size)
+    assert all(pair in full for pair in pairs)
+    assert pairs[0] == full[0] and pairs[-1] == full[-1]
+    q, p = np.array(c["q_hat"]), np.array(c["p_hat"])
+    assert np.array_equal(c["q_upper"], np.minimum(1.0, q + r))
+    assert np.array_equal(c["p_lower"], np.maximum(0.0, p - r))
+    assert min(c["q_upper"]) >= 0 and max(c["q_upper"]) == 1.0 and min(c["p_lower"]) == 0.0
+    a = np.asarray(c["claim_a"])
+    assert a.size == 201 and a[0] == 0.0 and a[-1] == 1.0 and np.allclose(np.diff(a), 0.005)
+    assert np.allclose(c["claim_bound"], np.minimum(1.0, pure_b(a) + SLACK), rtol=0, atol=1e-12)
+    assert (c["direction"], c["side"]) == key
+    assert all(type(x) is float for x in c["q_hat"] + c["claim_bound"])  # JSON-ready
