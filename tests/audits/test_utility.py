@@ -378,13 +378,14 @@ def test_grid_points_vary_one_axis_at_a_time():
     assert pts == [{"n": 1, "p": 3, "q": 0}, {"n": 2, "p": 3, "q": 0}, {"n": 1, "p": 5, "q": 0}]
 
 
-def test_small_levels_use_a_normal_interval_with_the_bootstrap_spread():
+def test_small_levels_use_a_t_interval_with_the_bootstrap_spread():
     """At alpha/(2k) below 10 resamples per tail, a percentile would be the extreme resample; the
-    interval is slope -+ z sd(bootstrap) instead."""
+    interval is slope -+ t_{runs-1} sd(bootstrap) instead."""
     kw = dict(grid=GRID, base=BASE, runs=100, expected={"n": -1.0}, seed=11, bootstrap=1000)
     tiny = audit_rate(power_law(-1.0), alpha=1e-6, **kw)
-    assert tiny.interval_method == "normal"
-    z = sps.norm.isf(1e-6 / 2)
+    assert tiny.interval_method == "t"
+    z = float(mpmath.findroot(lambda x: mpmath.betainc(49.5, 0.5, 0, 99 / (99 + x * x), regularized=True) - 1e-6,
+                              5.5))  # two-sided t_99 tail 1e-6: I_{99/(99+x^2)}(99/2, 1/2)
     lo, hi = tiny.intervals["n"]
     assert (hi - lo) / 2 == pytest.approx(z * tiny.standard_errors["n"], rel=1e-12)
     assert (lo + hi) / 2 == pytest.approx(tiny.slopes["n"], rel=1e-12)
@@ -393,13 +394,13 @@ def test_small_levels_use_a_normal_interval_with_the_bootstrap_spread():
     assert wide.standard_errors["n"] == pytest.approx(tiny.standard_errors["n"], rel=1e-12)  # same resamples
 
 
-def test_false_fail_rate_of_the_normal_interval():
-    """Meta-test (seeded), as above but on the normal path (alpha = 0.1 with 100 resamples: 5 per
+def test_false_fail_rate_of_the_t_interval():
+    """Meta-test (seeded), as above but on the t path (alpha = 0.1 with 100 resamples: 5 per
     tail): each audit fails with probability about 0.05; allowed: the 0.999 quantile of
     Binomial(60, 0.1)."""
     results = [audit_rate(power_law(-1.0), grid={"n": [100, 400, 1600]}, base=BASE, runs=40, expected={"n": -1.0},
                           tolerance=0.0, alpha=0.1, bootstrap=100, seed=2000 + s) for s in range(60)]
-    assert {r.interval_method for r in results} == {"normal"}
+    assert {r.interval_method for r in results} == {"t"}
     assert sum(not r.passed for r in results) <= sps.binom.ppf(0.999, 60, 0.1)
 
 
@@ -407,11 +408,11 @@ def test_false_fail_rate_of_the_normal_interval():
 # audit_band
 
 
-def test_band_intervals_are_normal_with_the_bootstrap_spread_bonferroni_over_axes():
+def test_band_intervals_are_t_with_the_bootstrap_spread_bonferroni_over_axes():
     result = audit_rate(power_law(-1.0, b_eps=-2.0), grid={"n": [100, 400, 1600], "epsilon": [0.5, 1.0, 2.0]},
                         base=BASE, runs=200, expected={"n": -1.0, "epsilon": -2.0}, seed=5)
     band = audit_band(result, {"n": -1.0, "epsilon": -2.0}, half_width=0.2, alpha=1e-3)
-    z = sps.norm.isf(1e-3 / 4)  # two axes, two-sided
+    z = sps.t.isf(1e-3 / 4, 199)  # two axes, two-sided, t with runs - 1 degrees of freedom
     for axis in ("n", "epsilon"):
         lo, hi = band.intervals[axis]
         assert (hi - lo) / 2 == pytest.approx(z * result.standard_errors[axis], rel=1e-12)
