@@ -139,19 +139,28 @@ outputs); otherwise (vectors, integer outputs) it is learned on the selection ru
 mode and the bands use the test runs. The decision depends only on the outputs' shape and dtype,
 which must agree across the four calls.
 
-With ``n`` band runs per dataset, DKW-Massart bands of radius ``r = sqrt(ln(4/alpha)/(2n))``
-(level ``alpha/2`` each) are put around both empirical CDFs of ``T``. The claim is refuted when
-for some threshold event ``S_t`` (both sides, both directions)
+With ``n`` band runs per dataset, a simultaneous band at level ``alpha/2`` is put around each
+empirical CDF of ``T`` (:func:`audits.stats.cdf_band`): for an event holding ``c`` of the ``n``
+values, probabilities ``lower[c] <= P <= upper[c]``. The default band (``band="weighted"``) is
+the DKW-Massart band at level ``0.9 alpha/2`` (radius ``r = sqrt(ln(4/(0.9 alpha))/(2n))``)
+intersected with order-statistic (Clopper-Pearson) bounds at level ``0.1 alpha/(4n)`` per count
+and side (``audits.stats.TAIL_SHARE = 0.1`` of the band's level), which
+are far tighter than ``r`` for events of small probability; ``band="dkw"`` is the DKW-Massart
+band at level ``alpha/2`` alone (radius ``sqrt(ln(4/alpha)/(2n))``). With ``lower_p`` the lower
+bound of an event on the dataset whose probability the claim bounds and ``upper_q`` the upper
+bound on the other, the claim is refuted when for some threshold event ``S_t`` (both sides,
+both directions)
 
-    max(0, P_hat_p(S_t) - r) > B(min(1, P_hat_q(S_t) + r)),
+    lower_p(S_t) > B(upper_q(S_t)),
 
 and also when the point claim fails under the same bands:
-``epsilon_lower = max_t ln((P_hat_p(S_t) - r - delta) / (P_hat_q(S_t) + r)) > epsilon``.
+``epsilon_lower = max_t ln((lower_p(S_t) - delta) / upper_q(S_t)) > epsilon``.
 
 *Proof that P[violated] <= alpha under the claim.* ``T`` is fixed given the selection runs,
-which are independent of the band runs (or ``T`` is fixed outright). By DKW-Massart and the
-union bound, with probability ``>= 1 - alpha`` both bands hold for *every* ``t`` at once, so for
-every threshold event ``lower_p <= P_p(S_t)`` and ``upper_q >= P_q(S_t)``. Under the claim
+which are independent of the band runs (or ``T`` is fixed outright). By
+:func:`audits.stats.cdf_band` (DKW-Massart, the order-statistic bounds) and the union bound, with
+probability ``>= 1 - alpha`` both bands hold for *every* ``t`` at once, so for every threshold
+event ``lower_p <= P_p(S_t)`` and ``upper_q >= P_q(S_t)``. Under the claim
 ``P_p(S_t) <= B_true(P_q(S_t)) <= B_true(upper_q)`` because ``B_true`` is nondecreasing (an
 infimum of nondecreasing functions of ``a``; ``1 - f`` for nonincreasing ``f``). The ``B`` we
 compute is never below ``B_true``: the infimum over ``eps`` is replaced by a minimum over a
@@ -591,7 +600,8 @@ def _point_result(results, m, n_sel, runs, common, projected=None):
 
 def audit_privacy(mechanism, dataset, neighbour=None, *, epsilon, delta=0.0, runs, alpha=0.05,
                   seed=None, statistic=None, event=None, direction="both", profile=None, relation=None,
-                  selection_fraction=stats.SELECTION_FRACTION, whiten=False, low_bits=None) -> AuditResult:
+                  selection_fraction=stats.SELECTION_FRACTION, whiten=False, low_bits=None,
+                  band="weighted") -> AuditResult:
     """Test a differential-privacy claim on one neighbouring pair (black box).
 
     Parameters
@@ -639,6 +649,10 @@ def audit_privacy(mechanism, dataset, neighbour=None, *, epsilon, delta=0.0, run
         (default): when the default statistic audits floating-point outputs that are not
         discrete; ``False``: never (the real-valued idealisation); ``True``: also beside a
         caller's statistic or a ``logpdf``.
+    band : {"weighted", "dkw"}
+        Profile mode: the simultaneous band around each empirical distribution function
+        (:func:`audits.stats.cdf_band`): DKW intersected with order-statistic bounds (default;
+        tight in the tails), or DKW alone.
 
     Returns
     -------
@@ -682,6 +696,7 @@ def audit_privacy(mechanism, dataset, neighbour=None, *, epsilon, delta=0.0, run
         raise TypeError(f"statistic ({statistic!r}) must be callable as statistic(outputs)")
     if not isinstance(whiten, (bool, np.bool_)):
         raise TypeError(f"whiten ({whiten!r}) must be a boolean")
+    band = validate.choice("band", band, set(stats.BANDS))
     if low_bits is not None and not isinstance(low_bits, (bool, np.bool_)):
         raise TypeError(f"low_bits ({low_bits!r}) must be True, False or None")
     direction = validate.choice("direction", direction, {"both", "dataset", "neighbour"})
@@ -746,4 +761,4 @@ def audit_privacy(mechanism, dataset, neighbour=None, *, epsilon, delta=0.0, run
         band_d = np.concatenate([st.apply(sel_d), st.apply(test_d)])
         band_n = np.concatenate([st.apply(sel_n), st.apply(test_n)])
         used_sel = 0
-    return profile_test(band_d, band_n, bound, st, used_sel, common, AuditResult)
+    return profile_test(band_d, band_n, bound, st, used_sel, common, AuditResult, band=band)

@@ -1,6 +1,7 @@
-"""Profile mode of :func:`audits.privacy.audit_privacy`: DKW-Massart bands around both empirical
-distribution functions of the statistic, against the claimed bound ``B(a)`` of a declared
-privacy profile (the proof is in :mod:`audits.privacy`, "Profile mode").
+"""Profile mode of :func:`audits.privacy.audit_privacy`: simultaneous bands around both empirical
+distribution functions of the statistic (:func:`audits.stats.cdf_band`: DKW-Massart, by default
+intersected with order-statistic bounds that are tight in the tails), against the claimed bound
+``B(a)`` of a declared privacy profile (the proof is in :mod:`audits.privacy`, "Profile mode").
 """
 
 from __future__ import annotations
@@ -16,12 +17,14 @@ __all__ = ["profile_test", "curve_points", "MAX_EXACT"]
 MAX_EXACT = 4096
 
 
-def profile_test(t_d, t_n, bound: ClaimBound, st, n_sel: int, common, result_type):
-    """The DKW-band test of profile mode on band statistics ``t_d``, ``t_n`` (one per run);
-    ``result_type`` builds the result (``audits.privacy.AuditResult``)."""
+def profile_test(t_d, t_n, bound: ClaimBound, st, n_sel: int, common, result_type, band="weighted"):
+    """The band test of profile mode on band statistics ``t_d``, ``t_n`` (one per run), each band
+    at level ``alpha/2`` (``band``: a kind of :func:`audits.stats.cdf_band`); ``result_type``
+    builds the result (``audits.privacy.AuditResult``)."""
     epsilon, delta, alpha = common["epsilon"], common["delta"], common["alpha"]
     n = t_d.size
-    r = stats.dkw_radius(n, alpha / 2)
+    low_at, high_at = stats.cdf_band(n, alpha / 2, band)  # by count: the same for both datasets
+    r = stats.dkw_radius(n, alpha / 2 if band == "dkw" else (1 - stats.TAIL_SHARE) * alpha / 2)
     thresholds = np.unique(np.concatenate([t_d, t_n]))
     counts = selection.event_counts(np.sort(t_d), np.sort(t_n), thresholds)
 
@@ -29,8 +32,7 @@ def profile_test(t_d, t_n, bound: ClaimBound, st, n_sel: int, common, result_typ
     best_cheap = (-np.inf, None)  # largest conservative margin, if no event comes near B
     pending = []  # (lower_p, upper_q, key, index) of events that may violate the profile
     for key, (k_p, k_q) in counts.items():
-        lo_p = np.clip(k_p / n - r, 0.0, 1.0)
-        hi_q = np.clip(k_q / n + r, 0.0, 1.0)
+        lo_p, hi_q = low_at[k_p], high_at[k_q]
         with np.errstate(divide="ignore"):
             eps = np.where(lo_p > delta, np.log(np.maximum(lo_p - delta, 1e-300) / hi_q), 0.0)
         j = int(np.argmax(eps))
@@ -70,11 +72,10 @@ def profile_test(t_d, t_n, bound: ClaimBound, st, n_sel: int, common, result_typ
     threshold = float(thresholds[j])
     k_d, k_n = (k_p[j], k_q[j]) if direction == "dataset" else (k_q[j], k_p[j])
     md, ms, mj = best_margin[1]
-    result_counts = {"selection_runs": n_sel, "band_runs": n, "band_radius": r,
+    result_counts = {"selection_runs": n_sel, "band_runs": n, "band": band, "band_radius": r,
                      "dataset": int(k_d), "neighbour": int(k_n),
-                     "p_lower": float(max(0.0, k_p[j] / n - r)),
-                     "q_upper": float(min(1.0, k_q[j] / n + r))}
-    curve = curve_points(counts, thresholds, n, r, bound, md, ms)
+                     "p_lower": float(low_at[k_p[j]]), "q_upper": float(high_at[k_q[j]])}
+    curve = curve_points(counts, thresholds, n, (low_at, high_at), bound, md, ms)
     return result_type(
         violated=bool(profile_violated or point_violated), epsilon_lower=eps_lo,
         epsilon_estimate=estimate, mode="profile", statistic=st.description,
@@ -84,7 +85,10 @@ def profile_test(t_d, t_n, bound: ClaimBound, st, n_sel: int, common, result_typ
 
 
 def curve_points(counts, thresholds, n, r, bound, direction, side, points=200):
-    """Empirical trade-off points (P_q, P_p) with bands and the claimed bound, downsampled."""
+    """Empirical trade-off points (P_q, P_p) with bands and the claimed bound, downsampled.
+
+    ``r``: the band, as a DKW radius or as ``(lower, upper)`` arrays over counts
+    (:func:`audits.stats.cdf_band`)."""
     k_p, k_q = counts[(direction, side)]
     idx = np.unique(np.round(np.linspace(0, thresholds.size - 1, min(points, thresholds.size))).astype(int))
     q_hat = k_q[idx] / n
@@ -95,8 +99,8 @@ def curve_points(counts, thresholds, n, r, bound, direction, side, points=200):
         "side": side,
         "q_hat": q_hat.tolist(),
         "p_hat": p_hat.tolist(),
-        "q_upper": np.clip(q_hat + r, 0, 1).tolist(),
-        "p_lower": np.clip(p_hat - r, 0, 1).tolist(),
+        "q_upper": (np.clip(q_hat + r, 0, 1) if np.isscalar(r) else r[1][k_q[idx]]).tolist(),
+        "p_lower": (np.clip(p_hat - r, 0, 1) if np.isscalar(r) else r[0][k_p[idx]]).tolist(),
         "claim_a": a.tolist(),
         "claim_bound": np.minimum(1.0, bound.on_grid(a)).tolist(),
     }

@@ -19,13 +19,15 @@ import numpy as np
 
 from audits import stats
 
-__all__ = ["MAX_CANDIDATES", "SHRINK", "candidate_ranks", "candidates", "event_counts", "select_event", "choose",
+__all__ = ["MAX_CANDIDATES", "SHRINK", "EVENT_KINDS", "candidate_ranks", "candidates", "event_counts", "select_event", "choose",
            "select_among", "count", "describe_event"]
 
 #: Candidate thresholds scored on the selection runs in point mode.
 MAX_CANDIDATES = 2048
 #: Level of the one-sided bounds that shrink selection frequencies before projection.
 SHRINK = 0.05
+#: The candidate events at each threshold, as (direction, side), in the order that breaks ties.
+EVENT_KINDS = (("dataset", ">"), ("dataset", "<="), ("neighbour", ">"), ("neighbour", "<="))
 
 
 def candidate_ranks(n: int) -> np.ndarray:
@@ -92,9 +94,9 @@ def choose(le_d, le_n, ns, m, *, delta, alpha):
     values (of ``ns`` per dataset) at or below candidate threshold ``i``. Returns ``(i, side,
     direction, projected bound)``."""
     gt_d, gt_n = ns - le_d, ns - le_n
-    # the order of event_counts: ties go to the first
-    kinds = ((("dataset", ">"), gt_d, gt_n), (("dataset", "<="), le_d, le_n),
-             (("neighbour", ">"), gt_n, gt_d), (("neighbour", "<="), le_n, le_d))
+    counts = {("dataset", ">"): (gt_d, gt_n), ("dataset", "<="): (le_d, le_n),
+              ("neighbour", ">"): (gt_n, gt_d), ("neighbour", "<="): (le_n, le_d)}
+    kinds = [(key, *counts[key]) for key in EVENT_KINDS]  # in this order: ties go to the first
     k_p = np.concatenate([kind[1] for kind in kinds])
     k_q = np.concatenate([kind[2] for kind in kinds])
     # Selection frequencies, shrunk to one-sided bounds at level SHRINK so that an event seen a

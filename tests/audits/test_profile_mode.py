@@ -1,4 +1,5 @@
-"""Tests of audits.profile_mode: the DKW-band test of profile mode and its plotted curve.
+"""Tests of audits.profile_mode: the band test of profile mode (DKW, and the weighted band of
+audits.stats.cdf_band) and its plotted curve.
 
 Oracles: samples whose empirical distribution functions are known by construction (identical
 samples; two samples with every value of one above every value of the other), the DKW-Massart
@@ -46,11 +47,22 @@ PROFILE = ClaimBound(lambda e: max(0.0, (math.e - math.exp(e)) / (1.0 + math.e))
 TRADEOFF = ClaimBound(PureTradeoff())
 
 
-def run(t_d, t_n, bound=PROFILE, *, epsilon=1.0, delta=0.0, alpha=ALPHA, n_sel=0):
+def run(t_d, t_n, bound=PROFILE, *, epsilon=1.0, delta=0.0, alpha=ALPHA, n_sel=0, band="dkw"):
     common = {"epsilon": epsilon, "delta": delta, "runs": t_d.size + n_sel, "alpha": alpha, "seed": 0,
               "mechanism": "m", "relation": "replace-one"}
     return profile_test(np.asarray(t_d, float), np.asarray(t_n, float), bound, identity_statistic(),
-                        n_sel, common, AuditResult)
+                        n_sel, common, AuditResult, band=band)
+
+
+def weighted_band(n, alpha=ALPHA):
+    """The weighted band per dataset (level alpha/2) from scipy's Beta laws: DKW at 0.9 alpha/2
+    intersected with the order-statistic quantiles at 0.1 alpha/(4n)."""
+    r = math.sqrt(math.log(2.0 / (0.9 * alpha / 2)) / (2.0 * n))
+    c = np.arange(n + 1)
+    lam = 0.1 * alpha / (4 * n)
+    low = np.where(c > 0, sps.beta.ppf(lam, np.maximum(c, 1), n - c + 1), 0.0)
+    high = np.where(c < n, sps.beta.isf(lam, c + 1, np.maximum(n - c, 1)), 1.0)
+    return np.maximum(np.clip(c / n - r, 0, 1), low), np.minimum(np.clip(c / n + r, 0, 1), high)
 
 
 def separated(n, seed=0):
@@ -192,3 +204,61 @@ def test_curve_points_lie_on_the_empirical_curve_with_clipped_bands(key, points)
     assert np.allclose(c["claim_bound"], np.minimum(1.0, pure_b(a) + SLACK), rtol=0, atol=1e-12)
     assert (c["direction"], c["side"]) == key
     assert all(type(x) is float for x in c["q_hat"] + c["claim_bound"])  # JSON-ready
+
+
+# --------------------------------------------------------------------------------------------
+# the weighted band (the default of audit_privacy)
+
+
+def test_weighted_band_on_identical_samples_gives_the_margin_of_its_bounds():
+    """Equal counts: margin = max over 1 <= k <= n-1 of lower[k] - B(upper[k]), the band from
+    scipy's Beta quantiles (tolerance: the outward rounding of the harness's bounds)."""
+    n = 500
+    t = np.random.default_rng(1).standard_normal(n)
+    res = run(t, t.copy(), band="weighted")
+    low, high = weighted_band(n)
+    oracle = np.max(low[1:n] - pure_b(high[1:n])) - SLACK
+    assert not res.violated
+    assert res.profile_margin == pytest.approx(oracle, abs=1e-9)
+    assert res.counts["band"] == "weighted"
+    assert res.counts["band_radius"] == pytest.approx(math.sqrt(math.log(4 / (0.9 * ALPHA)) / (2 * n)), rel=1e-14)
+
+
+@pytest.mark.parametrize("n", [40, 3000])
+def test_weighted_band_on_total_separation_reaches_the_order_statistic_bound(n):
+    """All n values of one dataset above all of the other's: the event holds n of n and 0 of n,
+    whose bounds are closed forms, lambda^(1/n) and 1 - lambda^(1/n) (Beta(n, 1) and Beta(1, n),
+    lambda = 0.1 alpha/(4n)), when these beat the DKW part; eps_lower = ln(lower_p / upper_q),
+    far above the DKW band's ln((1 - r)/r)."""
+    t_d, t_n = separated(n)
+    res = run(t_d, t_n, band="weighted")
+    r = math.sqrt(math.log(4 / (0.9 * ALPHA)) / (2 * n))
+    lam = 0.1 * ALPHA / (4 * n)
+    lower_p, upper_q = max(1 - r, lam ** (1 / n)), min(r, 1 - lam ** (1 / n))
+    assert res.violated and res.profile_violated
+    assert res.epsilon_lower == pytest.approx(math.log(lower_p / upper_q), rel=1e-9)
+    dkw = run(t_d, t_n)
+    assert res.epsilon_lower > dkw.epsilon_lower
+    assert res.counts["p_lower"] == pytest.approx(lower_p, rel=1e-9)
+    assert res.counts["q_upper"] == pytest.approx(upper_q, rel=1e-9)
+
+
+def test_weighted_band_false_alarms_on_a_mechanism_that_meets_the_claim():
+    """As the DKW false-alarm test (30 seeded replications at alpha = 0.3, allowed up to the
+    0.999 quantile of Binomial(30, 0.3): chance failure at most 0.001), with the weighted band."""
+    reps, alpha, n = 30, 0.3, 1000
+    alarms = 0
+    for seed in range(reps):
+        rng = np.random.default_rng(2000 + seed)
+        alarms += run(rng.laplace(1.0, 1.0, n), rng.laplace(0.0, 1.0, n), alpha=alpha, band="weighted").violated
+    assert alarms <= sps.binom.ppf(0.999, reps, alpha)
+
+
+def test_weighted_curve_bands_are_the_band_at_the_counts():
+    rng = np.random.default_rng(4)
+    t_d, t_n = rng.normal(1.0, 1.0, 400), rng.normal(0.0, 1.0, 400)
+    res = run(t_d, t_n, band="weighted")
+    low, high = weighted_band(400)
+    q, p = np.array(res.curve["q_hat"]), np.array(res.curve["p_hat"])
+    assert np.allclose(res.curve["q_upper"], high[np.round(q * 400).astype(int)], rtol=1e-9, atol=1e-12)
+    assert np.allclose(res.curve["p_lower"], low[np.round(p * 400).astype(int)], rtol=1e-9, atol=1e-12)

@@ -393,12 +393,78 @@ def test_runs_for_gaussian_and_laplace_grow_as_the_bug_shrinks():
     assert lap[0] < lap[1]
 
 
-def test_runs_for_profile_formula():
+@pytest.mark.parametrize("band, levels", [("dkw", 4), ("weighted", 4 / 0.9)])
+def test_runs_for_profile_formula(band, levels):
+    """The DKW part of each band: level alpha/2 (dkw) or 0.9 alpha/2 (weighted)."""
     p, q, b, s = 0.6, 0.4, 0.55, 1.2
-    n = stats.runs_for_profile(p, q, b, s, alpha=0.05, power=0.9)
-    c = math.sqrt(math.log(4 / 0.05) / 2)
+    n = stats.runs_for_profile(p, q, b, s, alpha=0.05, power=0.9, band=band)
+    c = math.sqrt(math.log(levels / 0.05) / 2)
     need = ((c * (1 + s) + special.ndtri(0.9) * math.sqrt(p * (1 - p) + s * s * q * (1 - q))) / (p - b)) ** 2
     assert n == math.ceil(need)
+
+
+# --------------------------------------------------------------------------------------------
+# cdf_band
+
+
+def test_dkw_band_is_the_count_frequency_plus_minus_the_radius():
+    low, high = stats.cdf_band(200, 0.01, "dkw")
+    r = math.sqrt(math.log(2 / 0.01) / 400)
+    c = np.arange(201) / 200
+    assert np.allclose(low, np.clip(c - r, 0, 1), atol=0) and np.allclose(high, np.clip(c + r, 0, 1), atol=0)
+
+
+@pytest.mark.parametrize("n", [1, 7, 50, 1000])
+def test_weighted_band_ends_are_the_beta_closed_forms(n):
+    """No value below the threshold: upper[0] = min(r, 1 - lambda^(1/n)) (the 1 - lambda quantile of
+    Beta(1, n)); all of them: lower[n] = max(1 - r, lambda^(1/n)); lambda = 0.1 level/(2n), r the
+    DKW radius at 0.9 level. In between, never wider than that DKW band."""
+    level = 0.01
+    low, high = stats.cdf_band(n, level)
+    lam, r = 0.1 * level / (2 * n), math.sqrt(math.log(2 / (0.9 * level)) / (2 * n))
+    assert high[0] == pytest.approx(min(r, 1 - lam ** (1 / n)), rel=1e-9)
+    assert low[n] == pytest.approx(max(1 - r, lam ** (1 / n)), rel=1e-9)
+    assert low[0] == 0.0 and high[n] == 1.0
+    c = np.arange(n + 1) / n
+    assert np.all(low >= np.clip(c - r, 0, 1)) and np.all(high <= np.clip(c + r, 0, 1))
+    assert np.all(low <= c) and np.all(high >= c) and np.all(np.diff(low) >= 0) and np.all(np.diff(high) >= 0)
+    assert np.allclose(high, 1 - low[::-1], rtol=0, atol=1e-12)  # {T > t} holding c: the same bounds
+
+
+def test_weighted_band_is_mpmath_beta_quantiles_in_the_tails():
+    """lower[c] at a tail count against the mpmath inverse of the regularised incomplete beta
+    (the law of the c-th uniform order statistic), at 0.1 level/(2n)."""
+    n, level = 2000, 1e-3
+    low, high = stats.cdf_band(n, level)
+    lam = mpmath.mpf(level) / 10 / (2 * n)
+    for c in (3, 40):
+        oracle = mpmath.findroot(lambda x: mpmath.betainc(c, n - c + 1, 0, x, regularized=True) - lam,
+                                 (mpmath.mpf(1e-9), mpmath.mpf(c) / n), solver="bisect")
+        assert low[c] == pytest.approx(float(oracle), rel=1e-6) and low[c] <= float(oracle)
+        upper_oracle = 1 - mpmath.findroot(
+            lambda x: mpmath.betainc(n - c, c + 1, 0, x, regularized=True) - lam,
+            (mpmath.mpf(1) - mpmath.mpf(c + 60) / n, mpmath.mpf(1) - mpmath.mpf(c) / n), solver="bisect")
+        assert high[c] == pytest.approx(float(upper_oracle), rel=1e-6) and high[c] >= float(upper_oracle)
+
+
+@pytest.mark.parametrize("kind", stats.BANDS)
+def test_band_coverage_by_simulation(kind):
+    """Simultaneous coverage of every threshold event, uniform values (n = 60, level 0.2): over
+    2000 seeded samples the band fails in at most the 0.999 quantile of Binomial(2000, 0.2)
+    (chance failure < 0.001 if the level holds); discrete values (atoms) as well."""
+    n, level, reps = 60, 0.2, 2000
+    low, high = stats.cdf_band(n, level, kind)
+    rng = np.random.default_rng(17)
+    fails = 0
+    for _ in range(reps // 2):  # continuous: count c holds on [t_(c), t_(c+1)), F from t_(c) to t_(c+1)
+        t = np.concatenate([[0.0], np.sort(rng.random(n)), [1.0]])
+        fails += bool(np.any(t[:-1] < low) or np.any(t[1:] > high))
+    for _ in range(reps // 2):  # five atoms 0, 1/4, ..., 1: F = (k+1)/5 on [v_k, v_k+1), c_k values <= v_k
+        u = rng.integers(0, 5, n)
+        c = np.concatenate([[0], np.cumsum(np.bincount(u, minlength=5))])
+        f = np.arange(6) / 5.0
+        fails += bool(np.any(f < low[c]) or np.any(f > high[c]))
+    assert fails <= sps.binom.ppf(0.999, reps, level)
 
 
 def test_runs_for_undetectable_bugs_raise():

@@ -23,7 +23,6 @@ import pytest
 from scipy import integrate, special, stats
 
 from audits import add_remove_one, audit_privacy, replace_one
-from audits import stats as audit_stats
 from audits.plugin import TIERS
 from audits.twins import primitives as planted
 from reference import losses
@@ -502,11 +501,14 @@ def test_planted_noisy_gd_scaled_noise_is_flagged_in_profile_mode(audit):
 # on the neighbour, so a fixed event {LLR > t} has P_p = Phi(mu - z), P_q = Phi(-z) for the
 # matching z. The audit's epsilon_lower is a maximum over threshold events, and the largest
 # sample value <= t gives an event with the counts of {LLR > t}, so
-#     epsilon_lower >= ln((K_p/n - r - delta) / (K_q/n + r))    (r: the DKW radius)
-# with K_p ~ Bin(n, P_p), K_q ~ Bin(n, P_q) the counts of {LLR > t}. With k_p the a/2 quantile
-# of Bin(n, P_p) and k_q the 1 - a/2 quantile of Bin(n, P_q) (exact, scipy),
-# P[K_p < k_p] <= a/2 and P[K_q > k_q] <= a/2, so for the z fixed in advance that maximises it,
-#     epsilon_lower >= ln((k_p/n - r - delta) / (k_q/n + r))
+#     epsilon_lower >= ln((lower[K_p] - delta) / upper[K_q])
+# with K_p ~ Bin(n, P_p), K_q ~ Bin(n, P_q) the counts of {LLR > t} and (lower, upper) the
+# weighted band of audits.stats.cdf_band (DKW at 0.9 a/2, radius r, intersected with the Beta
+# quantiles of the order statistics at 0.1 a/(4n); recomputed here from scipy's Beta law), both
+# monotone in the count. With k_p the a/2 quantile of Bin(n, P_p) and k_q the 1 - a/2 quantile
+# of Bin(n, P_q) (exact, scipy), P[K_p < k_p] <= a/2 and P[K_q > k_q] <= a/2, so for the z
+# fixed in advance that maximises it,
+#     epsilon_lower >= ln((lower[k_p] - delta) / upper[k_q])
 # except with probability a. With a = the plugin's alpha the test counts as one audit of the
 # family. This catches an audit that loses power (wider bands, lost events); it cannot tell the
 # claim from a somewhat looser one, which is what the second test does.
@@ -522,10 +524,13 @@ _Z = np.linspace(-3.0, 8.0, 11001)
 def tightness_level(mu, n, alpha):
     """epsilon_lower of a profile audit of an exact N(mu, 1)-vs-N(0, 1) pair with n runs per
     dataset is at least this, except with probability alpha (comment above)."""
-    r = audit_stats.dkw_radius(n, alpha / 2)
+    r = math.sqrt(math.log(4.0 / (0.9 * alpha)) / (2 * n))  # the DKW part, at 0.9 alpha/2 per dataset
+    lam = 0.1 * alpha / (4 * n)  # each order statistic, each side
     k_p = stats.binom.ppf(alpha / 2, n, special.ndtr(mu - _Z))
     k_q = stats.binom.isf(alpha / 2, n, special.ndtr(-_Z))
-    level = np.log(np.maximum(k_p / n - r - DELTA, 1e-300) / (k_q / n + r))
+    lower = np.maximum(k_p / n - r, np.where(k_p > 0, stats.beta.ppf(lam, np.maximum(k_p, 1), n - k_p + 1), 0.0))
+    upper = np.minimum(k_q / n + r, np.where(k_q < n, stats.beta.isf(lam, k_q + 1, np.maximum(n - k_q, 1)), 1.0))
+    level = np.log(np.maximum(lower - DELTA, 1e-300) / upper)
     j = int(np.argmax(level))
     # The quantiles' defining tails, at the chosen z: P[K_p < k_p] and P[K_q > k_q] <= alpha/2.
     assert stats.binom.cdf(k_p[j] - 1, n, special.ndtr(mu - _Z[j])) <= alpha / 2
@@ -539,7 +544,9 @@ def test_noisy_gd_last_iterate_is_nearly_tight_in_profile_mode(audit):
     mu = gd_output_mu(GD_LAST, value_pair())
     result = _run(audit, GD_LAST, value_pair(), _gd_last_runs(audit), profile=GD_LAST.profile())
     n = result.counts["band_runs"]
-    assert result.counts["band_radius"] == audit_stats.dkw_radius(n, audit.alpha / 2)
+    assert result.counts["band"] == "weighted"
+    assert result.counts["band_radius"] == pytest.approx(math.sqrt(math.log(4 / (0.9 * audit.alpha)) / (2 * n)),
+                                                         rel=1e-14)
     level = tightness_level(mu, n, audit.alpha)
     assert level > 0  # 0.2 at the smoke tier's runs: the assertion is not vacuous
     assert result.epsilon_lower >= level, f"{result} (level {level:.3g})"
