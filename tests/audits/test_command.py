@@ -199,6 +199,21 @@ def test_runs_default_is_derived_from_the_power(user_file, capsys):
     assert f"{runs} runs/dataset" in captured.out
 
 
+def test_runs_default_is_raised_for_float_outputs_and_catches_the_float_leak(user_file, capsys):
+    """The textbook float Laplace, no --runs: the noise-scale design alone gives fewer runs than
+    FLOAT_LEAK_RUNS, so the default is raised (said in the note) and the leak is refuted
+    (seeded); with --low-bits off, or integer outputs, it is not raised."""
+    base = ["--pair", f"{user_file}:PAIR", "--epsilon", "1", "--seed", "2"]
+    status = audit([f"{user_file}:laplace", *base])
+    captured = capsys.readouterr()
+    assert status == 1 and captured.out.strip().endswith("REFUTED")
+    assert f"raised to {command.FLOAT_LEAK_RUNS}" in captured.err
+    assert f"{command.FLOAT_LEAK_RUNS} runs/dataset" in captured.out
+    for argv in ([f"{user_file}:laplace", *base, "--low-bits", "off"], [f"{user_file}:geometric", *base]):
+        audit(argv)
+        assert "raised to" not in capsys.readouterr().err
+
+
 def test_random_seed_is_printed_and_reproduces_the_run(user_file, capsys):
     """Without --seed a fresh seed is drawn and printed; rerunning with it gives the same line.
 
