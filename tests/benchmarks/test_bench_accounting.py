@@ -6,29 +6,15 @@ The printed epsilons are compared with the spec functions the script times (a ti
 
 from __future__ import annotations
 
-import importlib.util
 import math
-import sys
-from pathlib import Path
 
 from spec import gaussian, rdp
-
-ROOT = Path(__file__).resolve().parents[2]
-SCRIPT = ROOT / "benchmarks" / "bench_accounting.py"
 
 SIGMA, RATE, DELTA, STEPS = 1.1, 0.01, 1e-5, 10
 
 
-def _load(monkeypatch):
-    spec = importlib.util.spec_from_file_location("bench_accounting", SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    monkeypatch.setitem(sys.modules, spec.name, module)  # removed again after the test
-    spec.loader.exec_module(module)
-    return module
-
-
-def test_tiny_run_prints_every_method_with_the_spec_values(monkeypatch):
-    bench = _load(monkeypatch)
+def test_tiny_run_prints_every_method_with_the_spec_values(load_bench):
+    bench = load_bench("bench_accounting")
     lines: list[str] = []
     code = bench.main(["--steps", str(STEPS), "--repeats", "1", "--sigma", str(SIGMA), "--rate", str(RATE),
                        "--delta", str(DELTA)], out=lines.append)

@@ -5,27 +5,12 @@
 
 from __future__ import annotations
 
-import importlib.util
 import re
-import sys
-from pathlib import Path
-
-ROOT = Path(__file__).resolve().parents[2]
-SCRIPT = ROOT / "benchmarks" / "bench_audit_power.py"
 
 
-def _load(monkeypatch):
-    spec = importlib.util.spec_from_file_location("bench_audit_power", SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    # dataclasses look their module up in sys.modules; removed again after the test
-    monkeypatch.setitem(sys.modules, spec.name, module)
-    spec.loader.exec_module(module)
-    return module
-
-
-def test_quick_run_prints_tables_with_rates_in_unit_interval(monkeypatch):
+def test_quick_run_prints_tables_with_rates_in_unit_interval(load_bench):
     """A reduced quick run (one process) prints every table; every rate lies in [0, 1]."""
-    bench = _load(monkeypatch)
+    bench = load_bench("bench_audit_power")
     lines: list[str] = []
     code = bench.main(["--quick", "--seed", "7", "--reps", "1", "--power-reps", "2",
                        "--coverage-reps", "2", "--jobs", "1"], out=lines.append)

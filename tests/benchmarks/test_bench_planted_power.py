@@ -3,25 +3,11 @@ does and prints a sane row per test (loaded from its path: ``benchmarks`` is not
 
 from __future__ import annotations
 
-import importlib.util
 import re
-import sys
-from pathlib import Path
-
-ROOT = Path(__file__).resolve().parents[2]
-SCRIPT = ROOT / "benchmarks" / "bench_planted_power.py"
 
 
-def _load(monkeypatch):
-    spec = importlib.util.spec_from_file_location("bench_planted_power", SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    monkeypatch.setitem(sys.modules, spec.name, module)
-    spec.loader.exec_module(module)
-    return module
-
-
-def test_every_planted_test_is_found_and_a_quick_run_prints_its_row(monkeypatch):
-    bench = _load(monkeypatch)
+def test_every_planted_test_is_found_and_a_quick_run_prints_its_row(load_bench):
+    bench = load_bench("bench_planted_power")
     names = bench.planted_tests(bench.load_suite())
     assert "test_planted_laplace_scaled_noise_is_flagged" in names and len(names) >= 10
     lines: list[str] = []

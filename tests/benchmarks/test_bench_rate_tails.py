@@ -3,37 +3,22 @@ package): a quick run prints its rows, and the miss counter measures a known lev
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-from pathlib import Path
-
 from scipy import stats as sps
 
-ROOT = Path(__file__).resolve().parents[2]
-SCRIPT = ROOT / "benchmarks" / "bench_rate_tails.py"
 
-
-def _load(monkeypatch):
-    spec = importlib.util.spec_from_file_location("bench_rate_tails", SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    monkeypatch.setitem(sys.modules, spec.name, module)
-    spec.loader.exec_module(module)
-    return module
-
-
-def test_quick_run_prints_a_row_per_law_and_quantile(monkeypatch):
-    bench = _load(monkeypatch)
+def test_quick_run_prints_a_row_per_law_and_quantile(load_bench):
+    bench = load_bench("bench_rate_tails")
     lines: list[str] = []
     assert bench.main(["--quick"], out=lines.append) == 0
     rows = [line for line in lines if line.startswith(("normal ", "t "))]
     assert len(rows) == 2 * len(bench.LAWS)
 
 
-def test_miss_counter_recovers_the_level_of_a_nearly_normal_law(monkeypatch):
+def test_miss_counter_recovers_the_level_of_a_nearly_normal_law(load_bench):
     """chi-square(16)/16 values at 1200 runs make the slope nearly normal: the t interval's
     one-sided miss count at level 1e-2 over 20000 seeded replications must lie within the
     0.0005 and 0.9995 quantiles of Binomial(20000, p) for some p in [0.007, 0.013] (a broken
     quantile, e.g. two-sided where one-sided is meant, gives 0.005 or 0.02)."""
-    bench = _load(monkeypatch)
+    bench = load_bench("bench_rate_tails")
     misses = bench.miss_counts("chi2_16", 1200, 20_000, seed=3, quantile="t")[0]
     assert sps.binom.ppf(0.0005, 20_000, 0.007) <= misses <= sps.binom.ppf(0.9995, 20_000, 0.013)
