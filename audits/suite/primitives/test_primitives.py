@@ -441,8 +441,9 @@ GD_LAST = mech.NoisyGradientDescent.calibrated(
     dim=1)
 
 
-def _gd_last_runs(audit):
-    return audit.runs_for_gaussian(sigma=GD_LAST.sigma,
+def _gd_last_runs(audit, claimed_sigma=GD_LAST.sigma):
+    """Profile-mode runs to refute the profile of ``claimed_sigma`` for noise ``factor x`` that."""
+    return audit.runs_for_gaussian(sigma=claimed_sigma,
                                    sensitivity=math.sqrt(T_LINEAR) * GD_LAST.sensitivity,
                                    power=DESIGN_POWER)
 
@@ -514,9 +515,11 @@ def test_planted_noisy_gd_scaled_noise_is_flagged_in_profile_mode(audit):
 # claim from a somewhat looser one, which is what the second test does.
 #
 # 2. A claim stronger by the tier's factor (the profile of noise sigma / factor: mu x factor) is
-# refuted for the correct mechanism, by the same audit at the same runs: statistically the same
-# configuration as the noise x factor twin, so the same design power. Between the two verdicts
-# the audit places the true mu within a factor of the tier's.
+# refuted for the correct mechanism, by the same audit with its own run count. It is not the
+# noise x factor twin's configuration: the ratio of the true to the claimed mu is the same, but
+# at a smaller mu (mu against mu x factor, not mu / factor against mu), so it needs more runs;
+# designed at the twin's count it was measured at 90 of 100 (benchmarks/bench_planted_power.py).
+# Between the two verdicts the audit places the true mu within a factor of the tier's.
 
 _Z = np.linspace(-3.0, 8.0, 11001)
 
@@ -560,7 +563,8 @@ def test_noisy_gd_claim_stronger_than_its_profile_is_refuted(audit):
                                      sensitivity=GD_LAST.sensitivity, steps=T_LINEAR)
     # The claim is really violated: the mechanism's exact delta exceeds it (at eps = 1, say).
     assert gaussian_delta(EPSILON, mu) > 1.5 * stronger(EPSILON)
-    result = _run(audit, GD_LAST, value_pair(), _gd_last_runs(audit), profile=stronger)
+    # the claim's sigma is GD_LAST.sigma / factor; the mechanism's noise is factor x that
+    result = _run(audit, GD_LAST, value_pair(), _gd_last_runs(audit, GD_LAST.sigma / audit.factor), profile=stronger)
     assert result.violated and result.profile_violated, str(result)
 
 
