@@ -197,13 +197,25 @@ def figures(entries: list[dict]) -> list[dict]:
     return out
 
 
+def _log_log(ax, ticks, labels, xlabel) -> None:  # pragma: no cover - needs matplotlib
+    """Log-log axes with exactly the grid's values as x ticks."""
+    from matplotlib.ticker import FixedLocator, NullFormatter, NullLocator
+
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.xaxis.set_major_locator(FixedLocator(ticks))
+    ax.xaxis.set_minor_locator(NullLocator())
+    ax.xaxis.set_minor_formatter(NullFormatter())
+    ax.set_xticks(ticks, labels)
+    ax.set_xlabel(xlabel)
+
+
 def draw(figure: dict, path) -> None:  # pragma: no cover - needs matplotlib (the `report` extra)
     """Render ``figure`` (from :func:`figures`) to the PNG file ``path``."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-    from matplotlib.ticker import FixedLocator, NullFormatter, NullLocator
 
     if figure["kind"] == "privacy":
         fig, ax = plt.subplots(figsize=(6, 6.4))
@@ -231,13 +243,7 @@ def draw(figure: dict, path) -> None:  # pragma: no cover - needs matplotlib (th
                 ax.errorbar(s["x"], s["y"], yerr=yerr, marker="o", ms=4, capsize=3, label=s["label"])
             else:
                 ax.plot(s["x"], s["y"], "--", label=s["label"])
-        ax.set_xscale("log")
-        ax.set_yscale("log")
-        ax.xaxis.set_major_locator(FixedLocator(figure["ticks"]))
-        ax.xaxis.set_minor_locator(NullLocator())
-        ax.xaxis.set_minor_formatter(NullFormatter())
-        ax.set_xticks(figure["ticks"], figure["tick_labels"])
-        ax.set_xlabel(figure["xlabel"])
+        _log_log(ax, figure["ticks"], figure["tick_labels"], figure["xlabel"])
         ax.set_ylabel(figure["ylabel"])
         ax.legend(fontsize=7, loc="best")
     else:
@@ -250,13 +256,7 @@ def draw(figure: dict, path) -> None:  # pragma: no cover - needs matplotlib (th
             ax.errorbar(measured["x"], measured["y"], yerr=yerr, fmt="o", ms=4, capsize=3, label=measured["label"])
             ax.plot(fit["x"], fit["y"], "-", label=fit["label"])
             ax.plot(exponent["x"], exponent["y"], "--", label=exponent["label"])
-            ax.set_xscale("log")
-            ax.set_yscale("log")
-            ax.xaxis.set_major_locator(FixedLocator(panel["ticks"]))
-            ax.xaxis.set_minor_locator(NullLocator())
-            ax.xaxis.set_minor_formatter(NullFormatter())
-            ax.set_xticks(panel["ticks"], [f"{v:g}" for v in panel["ticks"]])
-            ax.set_xlabel(panel["xlabel"])
+            _log_log(ax, panel["ticks"], [f"{v:g}" for v in panel["ticks"]], panel["xlabel"])
             ax.legend(fontsize=7, loc="best")
         axs[0][0].set_ylabel(figure["ylabel"])
     fig.suptitle(figure["title"], fontsize=8)

@@ -174,23 +174,17 @@ class Report:
         out = {"correct": {"total": 0, "passed": 0, "failed": [], "other": []},
                "planted": {"total": 0, "flagged": 0, "missed": [], "other": []},
                "unmarked_with_results": 0}
+        # marker -> (group, what a passing test counts as, what a failing one is listed as)
+        roles = {"audit": ("correct", "passed", "failed"), "planted": ("planted", "flagged", "missed")}
         for e in self.entries:
-            if e.marker == "audit":
-                v = out["correct"]
+            if e.marker in roles:
+                group, good, bad = roles[e.marker]
+                v = out[group]
                 v["total"] += 1
                 if e.outcome == "passed":
-                    v["passed"] += 1
+                    v[good] += 1
                 elif e.outcome == "failed":
-                    v["failed"].append(e.nodeid)
-                else:
-                    v["other"].append(f"{e.nodeid} ({e.outcome or 'not run'})")
-            elif e.marker == "planted":
-                v = out["planted"]
-                v["total"] += 1
-                if e.outcome == "passed":
-                    v["flagged"] += 1
-                elif e.outcome == "failed":
-                    v["missed"].append(e.nodeid)
+                    v[bad].append(e.nodeid)
                 else:
                     v["other"].append(f"{e.nodeid} ({e.outcome or 'not run'})")
             elif e.results:
