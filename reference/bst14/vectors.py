@@ -13,11 +13,11 @@ import numpy as np
 
 from reference import bst14
 from reference.bst14 import localization_algorithms, noisy_sgd
-from reference.tape import NoiseTape, Recorder, Replay
-from reference.vectors.build import build_domain, build_loss
+from reference.tape import NoiseTape, Replay
+from reference.vectors.build import build_domain, build_loss, complete
 from spec import bst14 as _spec
 
-__all__ = ["CASES", "SPEC_IDS", "TOL_ALG1", "TOL_OUTPERT", "compute", "record", "build_vector", "tolerance",
+__all__ = ["CASES", "SPEC_IDS", "TOL_ALG1", "TOL_OUTPERT", "compute", "build_vector", "tolerance",
            "learning_rates_50_digits", "margins"]
 
 _SUBGRADIENT_LOSSES = {"Hinge"}
@@ -256,12 +256,11 @@ def compute(vector: dict, tape: NoiseTape) -> dict:
     raise ValueError(f"algorithm ({algorithm!r}) must be one of {sorted(SPEC_IDS)}")
 
 
-def record(vector: dict, seed: int) -> NoiseTape:
-    """Draw a fresh tape for a new vector (fixed seed), by running the reference with a Recorder."""
+def _run(vector: dict, rec) -> None:
+    """Run the reference once on the vector's inputs, drawing from the recorder ``rec``."""
     inputs, prm = vector["inputs"], vector["parameters"]
     data = np.asarray(inputs["data"], dtype=np.float64)
     loss, domain = build_loss(inputs["loss"]), build_domain(inputs["domain"])
-    rec = Recorder(seed)
     if vector["algorithm"] == "bst14 Alg.1":
         bst14.noise_gd(data, loss=loss, domain=domain, epsilon=prm["epsilon"], delta=prm["delta"],
                        schedule=prm["schedule"], calibration=prm["calibration"], runs=prm["runs"],
@@ -273,7 +272,6 @@ def record(vector: dict, seed: int) -> NoiseTape:
         bst14.localization(data, loss=loss, domain=domain, epsilon=prm["epsilon"], runs=prm["runs"],
                            sampler=bst14.QuadraticRejectionSampler(), solver_tolerance=prm["solver_tolerance"],
                            noise=rec)
-    return rec.tape
 
 
 def build_vector(case: dict, tape: NoiseTape | None) -> dict:
@@ -292,8 +290,4 @@ def build_vector(case: dict, tape: NoiseTape | None) -> dict:
         "inputs": inputs, "parameters": case["parameters"],
     }
     vector["tolerance"] = tolerance(vector)
-    if tape is None:
-        tape = record(vector, case["seed"])
-    vector["tape"] = tape.to_dict()
-    vector.update(compute(vector, tape))
-    return vector
+    return complete(vector, tape, seed=case["seed"], run=_run, compute=compute)

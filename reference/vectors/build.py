@@ -12,8 +12,9 @@ from __future__ import annotations
 
 from reference import domains as _domains
 from reference import losses as _losses
+from reference.tape import Recorder
 
-__all__ = ["build_loss", "build_domain"]
+__all__ = ["build_loss", "build_domain", "complete"]
 
 
 def build_loss(spec: dict) -> _losses.Loss:
@@ -89,3 +90,19 @@ def describe(obj: object) -> dict:
     if rebuilt != target:
         raise ValueError(f"{cls.__name__} cannot be rebuilt from the attributes named like its keywords")
     return {"name": cls.__name__, "parameters": parameters}
+
+
+def complete(vector: dict, tape, *, seed: int, run, compute) -> dict:
+    """Add the tape and the results to a vector of inputs and parameters (every paper's cases).
+
+    ``tape`` is the stored :class:`~reference.tape.NoiseTape`, or ``None`` to draw a fresh one:
+    ``run(vector, recorder)`` runs the reference once with a ``Recorder(seed)``. ``compute(vector,
+    tape)`` replays it and returns the derived values, checkpoints, output and flags.
+    """
+    if tape is None:
+        recorder = Recorder(seed)
+        run(vector, recorder)
+        tape = recorder.tape
+    vector["tape"] = tape.to_dict()
+    vector.update(compute(vector, tape))
+    return vector

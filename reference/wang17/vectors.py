@@ -17,11 +17,11 @@ import numpy as np
 
 from reference import wang17
 from reference.losses import L2Regulariser
-from reference.tape import NoiseTape, Recorder, Replay
-from reference.vectors.build import build_domain, build_loss
+from reference.tape import NoiseTape, Replay
+from reference.vectors.build import build_domain, build_loss, complete
 from reference.wang17 import accelerated_mirror_descent, gradient_descent, svrg
 
-__all__ = ["CASES", "SPEC_IDS", "TOLERANCE", "compute", "record", "build_vector"]
+__all__ = ["CASES", "SPEC_IDS", "TOLERANCE", "compute", "build_vector"]
 
 #: Tolerance. Every case takes at most 12 steps (DP-SVRG: 2 epochs of 3 inner steps, 6 index
 #: draws; DP-AccMD 12, DP-GD 8 steps) of O(1)-sized double arithmetic: a full gradient (a sum of
@@ -157,13 +157,6 @@ def _gauge(domain, y):
     return np.linalg.norm(y, ord=order, axis=-1) / domain.radius
 
 
-def record(vector: dict, seed: int) -> NoiseTape:
-    """Draw a fresh tape for a new vector (fixed seed), by running the reference with a Recorder."""
-    rec = Recorder(seed)
-    _run(vector, rec)
-    return rec.tape
-
-
 def build_vector(case: dict, tape: NoiseTape | None) -> dict:
     """The complete vector of ``case``; ``tape=None`` draws one from the case's seed."""
     inputs = {"data": case["data"], "loss": case["loss"], "domain": case["domain"]}
@@ -173,8 +166,4 @@ def build_vector(case: dict, tape: NoiseTape | None) -> dict:
         "id": case["id"], "algorithm": case["algorithm"], "spec": SPEC_IDS[case["algorithm"]],
         "inputs": inputs, "parameters": case["parameters"], "tolerance": TOLERANCE,
     }
-    if tape is None:
-        tape = record(vector, case["seed"])
-    vector["tape"] = tape.to_dict()
-    vector.update(compute(vector, tape))
-    return vector
+    return complete(vector, tape, seed=case["seed"], run=_run, compute=compute)

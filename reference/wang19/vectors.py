@@ -13,11 +13,11 @@ import numpy as np
 
 from reference import wang19
 from reference.losses import L1Regulariser
-from reference.tape import NoiseSource, NoiseTape, Recorder, Replay
-from reference.vectors.build import build_domain, build_loss
+from reference.tape import NoiseSource, NoiseTape, Replay
+from reference.vectors.build import build_domain, build_loss, complete
 from reference.wang19 import frank_wolfe, frank_wolfe_l1, mirror_descent, proximal_gradient
 
-__all__ = ["CASES", "SPEC_IDS", "TOLERANCE", "compute", "record", "build_vector"]
+__all__ = ["CASES", "SPEC_IDS", "TOLERANCE", "compute", "build_vector"]
 
 #: Every case runs at most 6 steps of O(1) double arithmetic; the prox, the projections, the Frank-Wolfe
 #: averages and the normalised multiplicative update are non-expansive or smooth, so an independent
@@ -139,13 +139,6 @@ def compute(vector: dict, tape: NoiseTape) -> dict:
     }
 
 
-def record(vector: dict, seed: int) -> NoiseTape:
-    """Draw a fresh tape for a new vector (fixed seed), by running the reference with a Recorder."""
-    rec = Recorder(seed)
-    _run(vector, rec)
-    return rec.tape
-
-
 def build_vector(case: dict, tape: NoiseTape | None) -> dict:
     """The complete vector of ``case``; ``tape=None`` draws one from the case's seed."""
     domain = build_domain(case["domain"])
@@ -157,8 +150,4 @@ def build_vector(case: dict, tape: NoiseTape | None) -> dict:
         "id": case["id"], "algorithm": case["algorithm"], "spec": SPEC_IDS[case["algorithm"]],
         "inputs": inputs, "parameters": case["parameters"], "tolerance": TOLERANCE,
     }
-    if tape is None:
-        tape = record(vector, case["seed"])
-    vector["tape"] = tape.to_dict()
-    vector.update(compute(vector, tape))
-    return vector
+    return complete(vector, tape, seed=case["seed"], run=_run, compute=compute)

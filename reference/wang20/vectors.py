@@ -13,13 +13,13 @@ import numpy as np
 from scipy import stats as sps
 
 from reference import wang20
-from reference.tape import NoiseTape, Recorder, Replay
-from reference.vectors.build import build_domain, build_loss
+from reference.tape import NoiseTape, Replay
+from reference.vectors.build import build_domain, build_loss, complete
 from reference.wang20 import bun_steinke
 from reference.wang20 import catoni_giulini as cg
 from reference.wang20 import gradient_descent as gd
 
-__all__ = ["CASES", "SPEC_IDS", "compute", "record", "build_vector"]
+__all__ = ["CASES", "SPEC_IDS", "compute", "build_vector"]
 
 _EXTREME = 1e6
 
@@ -193,13 +193,6 @@ def _tail_regime(vector, res) -> bool:
     return bool(np.any(np.abs(a) * (1 + 1 / np.sqrt(beta)) > cg._EXACT_LIMIT))
 
 
-def record(vector: dict, seed: int) -> NoiseTape:
-    """Draw a fresh tape for a new vector (fixed seed), by running the reference with a Recorder."""
-    rec = Recorder(seed)
-    _run(vector, rec)
-    return rec.tape
-
-
 def build_vector(case: dict, tape: NoiseTape | None) -> dict:
     """The complete vector of ``case``; ``tape=None`` draws one from the case's seed."""
     inputs = {"data": case["data"]}
@@ -217,8 +210,4 @@ def build_vector(case: dict, tape: NoiseTape | None) -> dict:
     }[case["algorithm"]]
     vector = {"id": case["id"], "algorithm": case["algorithm"], "spec": SPEC_IDS[case["algorithm"]], "inputs": inputs,
               "parameters": case["parameters"], "tolerance": tolerance}
-    if tape is None:
-        tape = record(vector, case["seed"])
-    vector["tape"] = tape.to_dict()
-    vector.update(compute(vector, tape))
-    return vector
+    return complete(vector, tape, seed=case["seed"], run=_run, compute=compute)

@@ -31,7 +31,6 @@ for line 7).
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 
 import numpy as np

@@ -13,11 +13,11 @@ import numpy as np
 from reference import zhang17
 from reference.losses import Loss
 from reference.results import AlgorithmResult
-from reference.tape import NoiseTape, Recorder, Replay
-from reference.vectors.build import build_loss
+from reference.tape import NoiseTape, Replay
+from reference.vectors.build import build_loss, complete
 from reference.zhang17 import output_perturbation, random_round_sgd
 
-__all__ = ["CASES", "SPEC_IDS", "TOL_ALG1", "TOL_ALG2", "compute", "record", "build_vector"]
+__all__ = ["CASES", "SPEC_IDS", "TOL_ALG1", "TOL_ALG2", "compute", "build_vector"]
 
 #: Tolerances. Algorithm 1: at most 4 gradient steps over at most 10 rows of O(1) numbers, then
 #: one noise vector of norm O(10): an independent implementation (another summation order, another
@@ -144,13 +144,6 @@ def compute(vector: dict, tape: NoiseTape) -> dict:
             "flags": ["printed-calibration"]}
 
 
-def record(vector: dict, seed: int) -> NoiseTape:
-    """Draw a fresh tape for a new vector (fixed seed), by running the reference with a Recorder."""
-    rec = Recorder(seed)
-    _run(vector, rec)
-    return rec.tape
-
-
 def build_vector(case: dict, tape: NoiseTape | None) -> dict:
     """The complete vector of ``case``; ``tape=None`` draws one from the case's seed."""
     p = len(case["data"][0]) - (0 if case["loss"]["name"] == "Welsch" else 1)
@@ -160,8 +153,4 @@ def build_vector(case: dict, tape: NoiseTape | None) -> dict:
         "parameters": case["parameters"],
         "tolerance": TOL_ALG1 if case["algorithm"] == "zhang17 Alg.1" else TOL_ALG2,
     }
-    if tape is None:
-        tape = record(vector, case["seed"])
-    vector["tape"] = tape.to_dict()
-    vector.update(compute(vector, tape))
-    return vector
+    return complete(vector, tape, seed=case["seed"], run=_run, compute=compute)
