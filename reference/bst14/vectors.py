@@ -14,7 +14,7 @@ import numpy as np
 from reference import bst14
 from reference.bst14 import localization_algorithms, noisy_sgd
 from reference.tape import NoiseTape, Replay
-from reference.vectors.build import build_domain, build_loss, complete
+from reference.vectors.build import build_domain, build_loss, complete, float_list
 from spec import bst14 as _spec
 
 __all__ = ["CASES", "SPEC_IDS", "TOL_ALG1", "TOL_OUTPERT", "compute", "build_vector", "tolerance",
@@ -108,10 +108,6 @@ SPEC_IDS = {
     "bst14 Alg.3": list(localization_algorithms.ALG3_SPEC_IDS),
     "bst14 Alg.4": list(localization_algorithms.ALG4_SPEC_IDS),
 }
-
-
-def _tolist(a):
-    return np.asarray(a, dtype=np.float64).tolist()
 
 
 def learning_rates_50_digits(schedule: str, *, steps: int, **values: float) -> list[float]:
@@ -212,8 +208,8 @@ def compute(vector: dict, tape: NoiseTape) -> dict:
                 "strong_convexity": constants.strong_convexity, "diameter": domain.diameter,
                 "sigma": res.sigma, "steps": steps, "learning_rates": rates,
             },
-            "checkpoints": [{"step": t, "iterate": f"theta_{t + 1}", "theta": _tolist(thetas[t - 1])} for t in picks],
-            "output": {"theta": _tolist(res.theta)},
+            "checkpoints": [{"step": t, "iterate": f"theta_{t + 1}", "theta": float_list(thetas[t - 1])} for t in picks],
+            "output": {"theta": float_list(res.theta)},
             "flags": flags,
         }
     if algorithm == "bst14 Alg.3":
@@ -226,9 +222,9 @@ def compute(vector: dict, tape: NoiseTape) -> dict:
         return {
             "derived": {"n": int(data.shape[0]), "p": int(domain.dim), "lipschitz": loss.constants.lipschitz,
                         "strong_convexity": loss.constants.strong_convexity, "rate": res.rate,
-                        "radius": res.radius, "theta_star": _tolist(res.theta_star)},
-            "checkpoints": [{"step": 3, "iterate": "b", "theta": _tolist(res.noise)}],
-            "output": {"theta": _tolist(res.centres), "radius": res.radius},
+                        "radius": res.radius, "theta_star": float_list(res.theta_star)},
+            "checkpoints": [{"step": 3, "iterate": "b", "theta": float_list(res.noise)}],
+            "output": {"theta": float_list(res.centres), "radius": res.radius},
             "flags": ["solver-tolerance"] + (["projection-active"] if projected else []),
         }
     if algorithm == "bst14 Alg.4":
@@ -240,7 +236,7 @@ def compute(vector: dict, tape: NoiseTape) -> dict:
         src.assert_consumed()
         derived = {"n": int(data.shape[0]), "p": int(domain.dim), "lipschitz": loss.constants.lipschitz,
                    "strong_convexity": loss.constants.strong_convexity,
-                   "theta_star": _tolist(res.localization.theta_star)}
+                   "theta_star": float_list(res.localization.theta_star)}
         derived.update({k: float(v) for k, v in res.parameters.items()})
         # the coefficient the exact sampler used on C_0: epsilon_generic / (2 L diam(C_0)), with
         # diam(C_0) = min(||C||_2, 2 radius) (reference.domains.Intersection.diameter)
@@ -249,8 +245,8 @@ def compute(vector: dict, tape: NoiseTape) -> dict:
         )
         return {
             "derived": derived,
-            "checkpoints": [{"step": 1, "iterate": "theta_0", "theta": _tolist(res.localization.centres)}],
-            "output": {"theta": _tolist(res.theta)},
+            "checkpoints": [{"step": 1, "iterate": "theta_0", "theta": float_list(res.localization.centres)}],
+            "output": {"theta": float_list(res.theta)},
             "flags": ["solver-tolerance", "rejection-sampler"],
         }
     raise ValueError(f"algorithm ({algorithm!r}) must be one of {sorted(SPEC_IDS)}")

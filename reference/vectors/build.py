@@ -10,11 +10,13 @@ constructor's. A regularised loss nests its parts: ``{"name": "Regularised", "bo
 
 from __future__ import annotations
 
+import numpy as np
+
 from reference import domains as _domains
 from reference import losses as _losses
 from reference.tape import Recorder
 
-__all__ = ["build_loss", "build_domain", "complete"]
+__all__ = ["build_loss", "build_domain", "complete", "float_list"]
 
 
 def build_loss(spec: dict) -> _losses.Loss:
@@ -106,3 +108,8 @@ def complete(vector: dict, tape, *, seed: int, run, compute) -> dict:
     vector["tape"] = tape.to_dict()
     vector.update(compute(vector, tape))
     return vector
+
+
+def float_list(a) -> list:
+    """``a`` as nested lists of Python floats (float64), as the vectors store arrays."""
+    return np.asarray(a, dtype=np.float64).tolist()

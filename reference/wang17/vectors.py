@@ -18,7 +18,7 @@ import numpy as np
 from reference import wang17
 from reference.losses import L2Regulariser
 from reference.tape import NoiseTape, Replay
-from reference.vectors.build import build_domain, build_loss, complete
+from reference.vectors.build import build_domain, build_loss, complete, float_list
 from reference.wang17 import accelerated_mirror_descent, gradient_descent, svrg
 
 __all__ = ["CASES", "SPEC_IDS", "TOLERANCE", "compute", "build_vector"]
@@ -72,10 +72,6 @@ SPEC_IDS = {
 }
 
 
-def _tolist(a):
-    return np.asarray(a, dtype=np.float64).tolist()
-
-
 def _regulariser(inputs):
     reg = inputs["regulariser"]
     if reg["name"] != "L2Regulariser":
@@ -119,10 +115,10 @@ def compute(vector: dict, tape: NoiseTape) -> dict:
                        implied_constant=res.implied_constant, gradient_evaluations=res.gradient_evaluations)
         m = res.epoch_length
         checkpoints = [{"step": k, "iterate": f"x_{(k - 1) // m + 1}_{(k - 1) % m + 1}",
-                        "theta": _tolist(res.transcript["x"][k - 1])} for k in sorted({1, 2, m, K})]
-        checkpoints += [{"step": s * m, "iterate": f"snapshot_{s}", "theta": _tolist(res.snapshots[s - 1])}
+                        "theta": float_list(res.transcript["x"][k - 1])} for k in sorted({1, 2, m, K})]
+        checkpoints += [{"step": s * m, "iterate": f"snapshot_{s}", "theta": float_list(res.snapshots[s - 1])}
                         for s in range(1, res.epochs + 1)]
-        return {"derived": derived, "checkpoints": checkpoints, "output": {"theta": _tolist(res.theta)},
+        return {"derived": derived, "checkpoints": checkpoints, "output": {"theta": float_list(res.theta)},
                 "flags": ["accountant-calibration"]}
     T = res.steps
     picks = sorted({1, 2, T // 2, T})
@@ -130,7 +126,7 @@ def compute(vector: dict, tape: NoiseTape) -> dict:
     if algorithm == "wang17 Alg.3":
         derived.update(alphas=res.alphas.tolist(), couplings=res.couplings.tolist(),
                        y_step_smoothness=res.y_step_smoothness)
-        checkpoints = [{"step": t, "iterate": name, "theta": _tolist(res.transcript[key][t - 1])}
+        checkpoints = [{"step": t, "iterate": name, "theta": float_list(res.transcript[key][t - 1])}
                        for t in picks for key, name in (("y", f"y_{t}"), ("z", f"z_{t}"))]
         y = res.transcript["y"]
         on_boundary = np.isclose(_gauge(domain, y), 1.0, rtol=0, atol=1e-12)
@@ -139,12 +135,12 @@ def compute(vector: dict, tape: NoiseTape) -> dict:
             flags.append("p-norm-mirror-map")
         if np.any(on_boundary):
             flags.append("projection-active")
-        return {"derived": derived, "checkpoints": checkpoints, "output": {"theta": _tolist(res.theta)},
+        return {"derived": derived, "checkpoints": checkpoints, "output": {"theta": float_list(res.theta)},
                 "flags": flags}
     derived["learning_rate"] = res.learning_rate
-    checkpoints = [{"step": t, "iterate": f"x_{t}", "theta": _tolist(res.transcript["x"][t])} for t in picks]
+    checkpoints = [{"step": t, "iterate": f"x_{t}", "theta": float_list(res.transcript["x"][t])} for t in picks]
     flags = ["zcdp-calibration"]
-    output = {"theta": _tolist(res.theta)}
+    output = {"theta": float_list(res.theta)}
     if res.output == "random":
         derived["output_index"] = [int(i) for i in res.index]
         flags.append("random-iterate")

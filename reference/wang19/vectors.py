@@ -14,7 +14,7 @@ import numpy as np
 from reference import wang19
 from reference.losses import L1Regulariser
 from reference.tape import NoiseSource, NoiseTape, Replay
-from reference.vectors.build import build_domain, build_loss, complete
+from reference.vectors.build import build_domain, build_loss, complete, float_list
 from reference.wang19 import frank_wolfe, frank_wolfe_l1, mirror_descent, proximal_gradient
 
 __all__ = ["CASES", "SPEC_IDS", "TOLERANCE", "compute", "build_vector"]
@@ -64,10 +64,6 @@ SPEC_IDS = {
     "wang19 Alg.3": list(mirror_descent.SPEC_IDS),
     "wang19 Alg.4": list(frank_wolfe_l1.SPEC_IDS),
 }
-
-
-def _tolist(a: np.ndarray) -> list:
-    return np.asarray(a, dtype=np.float64).tolist()
 
 
 def _regulariser(prm: dict) -> L1Regulariser | None:
@@ -132,9 +128,9 @@ def compute(vector: dict, tape: NoiseTape) -> dict:
     picks = sorted({1, 2, steps // 2, steps} - {0})
     return {
         "derived": derived,
-        "checkpoints": [{"step": t, "iterate": f"x_{t + 1}", "theta": _tolist(res.transcript["x"][t - 1])}
+        "checkpoints": [{"step": t, "iterate": f"x_{t + 1}", "theta": float_list(res.transcript["x"][t - 1])}
                         for t in picks],
-        "output": {"theta": _tolist(res.x), "x_next": _tolist(res.x_next), "index": res.index.tolist()},
+        "output": {"theta": float_list(res.x), "x_next": float_list(res.x_next), "index": res.index.tolist()},
         "flags": flags,
     }
 

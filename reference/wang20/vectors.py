@@ -14,7 +14,7 @@ from scipy import stats as sps
 
 from reference import wang20
 from reference.tape import NoiseTape, Replay
-from reference.vectors.build import build_domain, build_loss, complete
+from reference.vectors.build import build_domain, build_loss, complete, float_list
 from reference.wang20 import bun_steinke
 from reference.wang20 import catoni_giulini as cg
 from reference.wang20 import gradient_descent as gd
@@ -99,10 +99,6 @@ SPEC_IDS = {
 }
 
 
-def _tolist(a):
-    return np.asarray(a, dtype=np.float64).tolist()
-
-
 def _extreme(data) -> bool:
     return bool(np.max(np.abs(np.asarray(data, dtype=float))) >= _EXTREME)
 
@@ -133,8 +129,8 @@ def _run(vector, noise):
 def _gd_checkpoints(res):
     out = []
     for t in range(res.steps):
-        out.append({"step": t + 1, "iterate": f"g_{t}", "theta": _tolist(res.transcript["gradient"][t])})
-        out.append({"step": t + 1, "iterate": f"w_{t + 1}", "theta": _tolist(res.transcript["theta"][t])})
+        out.append({"step": t + 1, "iterate": f"g_{t}", "theta": float_list(res.transcript["gradient"][t])})
+        out.append({"step": t + 1, "iterate": f"w_{t + 1}", "theta": float_list(res.transcript["theta"][t])})
     return out
 
 
@@ -178,7 +174,7 @@ def compute(vector: dict, tape: NoiseTape) -> dict:
         flags.append("tail-regime")
     if _projection_active(res, domain):
         flags.append("projection-active")
-    return {"derived": derived, "checkpoints": _gd_checkpoints(res), "output": {"theta": _tolist(res.theta)},
+    return {"derived": derived, "checkpoints": _gd_checkpoints(res), "output": {"theta": float_list(res.theta)},
             "flags": flags}
 
 

@@ -14,7 +14,7 @@ from reference import zhang17
 from reference.losses import Loss
 from reference.results import AlgorithmResult
 from reference.tape import NoiseTape, Replay
-from reference.vectors.build import build_loss, complete
+from reference.vectors.build import build_loss, complete, float_list
 from reference.zhang17 import output_perturbation, random_round_sgd
 
 __all__ = ["CASES", "SPEC_IDS", "TOL_ALG1", "TOL_ALG2", "compute", "build_vector"]
@@ -93,10 +93,6 @@ SPEC_IDS = {
 _ALG1_KEYS = ("epsilon", "delta", "minimiser_norm", "setting", "steps", "sensitivity_formula", "calibration", "runs")
 
 
-def _tolist(a) -> list:
-    return np.asarray(a, dtype=np.float64).tolist()
-
-
 def _run(vector: dict, noise, *, keep: bool = False) -> tuple[Loss, AlgorithmResult]:
     inputs, prm = vector["inputs"], vector["parameters"]
     data = np.asarray(inputs["data"], dtype=np.float64)
@@ -129,18 +125,18 @@ def compute(vector: dict, tape: NoiseTape) -> dict:
             flags += ["gaussian-noise", f"{res.calibration}-calibration"]
         if res.sensitivity_formula == "sensitivity_tight":
             flags.append("tight-sensitivity")
-        checkpoints = [{"step": t, "iterate": f"w_{t}", "theta": [_tolist(res.iterates[t])]}
+        checkpoints = [{"step": t, "iterate": f"w_{t}", "theta": [float_list(res.iterates[t])]}
                        for t in range(1, res.steps + 1)]
-        checkpoints.append({"step": 9, "iterate": "z", "theta": _tolist(res.noise)})
-        return {"derived": derived, "checkpoints": checkpoints, "output": {"theta": _tolist(res.theta)},
+        checkpoints.append({"step": 9, "iterate": "z", "theta": float_list(res.noise)})
+        return {"derived": derived, "checkpoints": checkpoints, "output": {"theta": float_list(res.theta)},
                 "flags": flags}
     derived = {"n": n, "p": p, "lipschitz": c.lipschitz, "smoothness": c.smoothness,
                "initial_gap": res.initial_gap, "sigma": res.sigma, "learning_rate": res.learning_rate,
                "max_rounds": res.max_rounds, "rounds": res.rounds.tolist()}
     steps = int(res.rounds.max())
     picks = sorted({1, max(1, steps // 2), steps})
-    checkpoints = [{"step": t, "iterate": f"w_{t}", "theta": _tolist(res.transcript["w"][t - 1])} for t in picks]
-    return {"derived": derived, "checkpoints": checkpoints, "output": {"theta": _tolist(res.theta)},
+    checkpoints = [{"step": t, "iterate": f"w_{t}", "theta": float_list(res.transcript["w"][t - 1])} for t in picks]
+    return {"derived": derived, "checkpoints": checkpoints, "output": {"theta": float_list(res.theta)},
             "flags": ["printed-calibration"]}
 
 
