@@ -49,7 +49,7 @@ from audits.selection import candidate_ranks, choose
 from spec import validate
 from spec.errors import ParameterError
 
-__all__ = ["MAX_BINS", "SIMULATIONS", "SIMULATION_Z", "selection_power", "simulated_power", "runs_for_thresholds"]
+__all__ = ["MAX_BINS", "SIMULATIONS", "SIMULATION_Z", "simulated_power", "runs_for_thresholds"]
 
 #: Largest number of thresholds the law of ``T`` is discretised on.
 MAX_BINS = 192
@@ -121,16 +121,6 @@ def _selection_counts(rng, n_sel, bins_d, bins_n, ranks):
         return j + rng.beta(within[i], pooled[j] - within[i] + 1)
 
     return threshold, le_d, le_n
-
-
-def selection_power(sf_d, sf_n, *, runs, epsilon, delta=0.0, alpha,
-                    selection_fraction=stats.SELECTION_FRACTION, simulations=SIMULATIONS, seed=0):
-    """Mean power of the point-mode audit of a threshold family, the selection simulated.
-
-    As :func:`simulated_power`, without the standard error.
-    """
-    return simulated_power(sf_d, sf_n, runs=runs, epsilon=epsilon, delta=delta, alpha=alpha,
-                           selection_fraction=selection_fraction, simulations=simulations, seed=seed)[0]
 
 
 def simulated_power(sf_d, sf_n, *, runs, epsilon, delta=0.0, alpha,
@@ -228,7 +218,7 @@ def _runs_cached(sf_d: bytes, sf_n: bytes, epsilon, delta, alpha, power, selecti
 def runs_for_thresholds(sf_d, sf_n, *, epsilon, delta=0.0, alpha, power=0.9,
                         selection_fraction=stats.SELECTION_FRACTION) -> int:
     """Runs per dataset for the point-mode audit of a threshold family to refute the claim with
-    ``power``, the selection simulated (:func:`selection_power`).
+    ``power``, the selection simulated (:func:`simulated_power`).
 
     ``sf_d`` and ``sf_n`` are the survival functions of the statistic on the two datasets at
     increasing thresholds; every threshold, side and direction is a candidate, as in the audit.
