@@ -10,11 +10,13 @@ constructor's. A regularised loss nests its parts: ``{"name": "Regularised", "bo
 
 from __future__ import annotations
 
+from typing import Callable
+
 import numpy as np
 
 from reference import domains as _domains
 from reference import losses as _losses
-from reference.tape import Recorder
+from reference.tape import NoiseTape, Recorder
 
 __all__ = ["build_loss", "build_domain", "complete", "float_list"]
 
@@ -94,7 +96,8 @@ def describe(obj: object) -> dict:
     return {"name": cls.__name__, "parameters": parameters}
 
 
-def complete(vector: dict, tape, *, seed: int, run, compute) -> dict:
+def complete(vector: dict, tape: NoiseTape | None, *, seed: int, run: Callable[[dict, Recorder], None],
+             compute: Callable[[dict, NoiseTape], dict]) -> dict:
     """Add the tape and the results to a vector of inputs and parameters (every paper's cases).
 
     ``tape`` is the stored :class:`~reference.tape.NoiseTape`, or ``None`` to draw a fresh one:
