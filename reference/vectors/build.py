@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import Callable
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from reference import domains as _domains
 from reference import losses as _losses
@@ -113,6 +114,6 @@ def complete(vector: dict, tape: NoiseTape | None, *, seed: int, run: Callable[[
     return vector
 
 
-def float_list(a) -> list:
+def float_list(a: ArrayLike) -> list:
     """``a`` as nested lists of Python floats (float64), as the vectors store arrays."""
     return np.asarray(a, dtype=np.float64).tolist()
