@@ -32,13 +32,13 @@ classical one is larger where it is valid and fails where it is not:
 >>> from spec import gaussian
 >>> sigma = gaussian.analytic_sigma(epsilon=1.0, delta=1e-5, sensitivity=1.0)
 >>> sigma
-3.7306316348161683
+3.730631634815942
 >>> gaussian.exact_delta(1.0, sigma=sigma, sensitivity=1.0) <= 1e-5
 True
 >>> gaussian.classic_sigma(epsilon=0.5, delta=1e-5, sensitivity=1.0)
 9.68961052521078
 >>> gaussian.classic_failure_epsilon(1e-5)      # beyond this the classical sigma is not private
-8.419771301536306
+8.41977130153634
 >>> at_10 = gaussian.CLASSIC.evaluate("sigma", check=False, epsilon=10.0, delta=1e-5, sensitivity=1.0)
 >>> gaussian.exact_delta(10.0, sigma=at_10, sensitivity=1.0)    # > delta: not (10, 1e-5)-DP
 2.2653743647934228e-05
@@ -53,7 +53,7 @@ import mpmath
 import sympy as sp
 from sympy.utilities.lambdify import implemented_function
 
-from spec import validate
+from spec import inversion, validate
 from spec.errors import ParameterError, PrivacyParameterError
 from spec.record import (
     PRECISION_DIGITS,
@@ -227,7 +227,7 @@ ANALYTIC = SpecRecord(
     ),
     notes=(
         "The analytic calibration is the smallest sigma with delta(epsilon) <= delta; the profile "
-        "decreases in sigma and in epsilon, so it is found by bisection (analytic_sigma).",
+        "decreases in sigma and in epsilon, so it is found by spec.inversion (analytic_sigma).",
         "Trade-off curve beta(alpha) = Phi(Phi^{-1}(1 - alpha) - mu) = Phi(-Phi^{-1}(alpha) - mu) "
         "(Dong, Roth and Su); the profile and the curve are two descriptions of the same privacy.",
         "Evaluate the profile with spec.gaussian.exact_delta: the two terms cancel when mu^2 is small "
@@ -239,7 +239,7 @@ ANALYTIC = SpecRecord(
 
 # --------------------------------------------------------------------------- numerics
 # The records' expressions, compiled once (SpecRecord.evaluate compiles on every call, which is too
-# slow inside bisections and for audits that evaluate a profile many times).
+# slow inside inversions and for audits that evaluate a profile many times).
 _PROFILE_FN = sp.lambdify([eps_p, sigma, Delta, T], _PROFILE_EXPR, modules="mpmath")
 _MU_FN = sp.lambdify([sigma, Delta, T], _MU, modules="mpmath")
 _TRADEOFF_FN = sp.lambdify([alpha_I, sigma, Delta, T], ANALYTIC.formula("beta").expr, modules="mpmath")
@@ -297,6 +297,19 @@ def _validate_mechanism(sigma_, sensitivity, steps):
 def _profile_value(epsilon, sigma_, sensitivity, steps) -> float:
     value = _delta_upper(epsilon, sigma_, sensitivity, steps)
     return min(1.0, round_safe(value, Rounding.UP))
+
+
+def _profile_margin(epsilon, sigma_, sensitivity, steps, target: float) -> float:
+    """The margin of "the mechanism is (epsilon, target)-DP" (<= 0 when it is; :mod:`spec.inversion`).
+
+    Decided on the float that :func:`exact_delta` reports, so a calibration certified here is
+    certified by :func:`exact_delta` too.
+    """
+    value = _delta_upper(epsilon, sigma_, sensitivity, steps)
+    margin = inversion.log_ratio(value, mpmath.mpf(target))
+    if min(1.0, round_safe(value, Rounding.UP)) <= target:
+        return min(margin, 0.0)
+    return max(margin, 5e-324)
 
 
 # --------------------------------------------------------------------------- public functions
@@ -418,8 +431,10 @@ def exact_epsilon(delta: float, *, sigma: float, sensitivity: float, steps: int 
     Returns
     -------
     float
-        The epsilon (bisection in mpmath to 1e-13 relative, rounded up, and verified with
-        :func:`exact_delta`); ``0.0`` when ``delta`` is at least the total variation distance.
+        The smallest double epsilon whose exact delta is at most ``delta`` (:func:`spec.inversion.smallest`:
+        one ulp above the exact root, verified with
+        :func:`exact_delta`); ``0.0`` when ``delta`` is at least the total variation distance, and
+        ``inf`` when no finite epsilon is certified.
 
     Privacy
     -------
@@ -428,31 +443,12 @@ def exact_epsilon(delta: float, *, sigma: float, sensitivity: float, steps: int 
     """
     target = validate.delta(delta)
     s, d, t = _validate_mechanism(sigma, sensitivity, steps)
-    goal = mpmath.mpf(target)
-
-    def ok(x):
-        return _delta_upper(x, s, d, t) <= goal
-
-    with mpmath.workdps(PRECISION_DIGITS):
-        if ok(mpmath.mpf(0)):
-            return 0.0
-        lo, hi = mpmath.mpf(0), mpmath.mpf(1)
-        while not ok(hi):
-            lo, hi = hi, 2 * hi
-        for _ in range(2000):
-            if hi - lo <= hi * mpmath.mpf(10) ** -13:
-                break
-            mid = (lo + hi) / 2
-            if ok(mid):
-                hi = mid
-            else:
-                lo = mid
-        result = round_safe(hi, Rounding.UP)
-    for _ in range(64):
-        if _profile_value(result, s, d, t) <= target:
-            return result
-        result = math.nextafter(result, math.inf)
-    raise RuntimeError("exact_epsilon: verification failed")  # pragma: no cover
+    if _profile_value(0.0, s, d, t) <= target:
+        return 0.0
+    try:
+        return inversion.smallest(lambda x: _profile_margin(x, s, d, t, target), start=1.0)
+    except inversion.NotCertifiable:  # no finite epsilon: the noise is negligible next to the sensitivity
+        return math.inf
 
 
 def analytic_sigma(*, epsilon: float, delta: float, sensitivity: float, steps: int = 1) -> float:
@@ -472,7 +468,8 @@ def analytic_sigma(*, epsilon: float, delta: float, sensitivity: float, steps: i
     Returns
     -------
     float
-        sigma found by bisection in mpmath to 1e-13 relative, rounded up and verified:
+        The smallest double sigma that meets the target (:func:`spec.inversion.smallest`: one ulp
+        above the exact root), verified:
         ``exact_delta(epsilon, sigma=result, ...) <= delta``.
 
     Privacy
@@ -483,31 +480,7 @@ def analytic_sigma(*, epsilon: float, delta: float, sensitivity: float, steps: i
     target = validate.delta(delta)
     d = validate.positive("sensitivity", sensitivity)
     t = validate.positive_integer("steps", steps)
-    goal = mpmath.mpf(target)
-
-    def ok(x):
-        return _delta_upper(e, x, d, t) <= goal
-
-    with mpmath.workdps(PRECISION_DIGITS):
-        lo = hi = mpmath.sqrt(t) * d
-        while not ok(hi):
-            hi *= 2
-        while ok(lo):
-            lo /= 2
-        for _ in range(2000):
-            if hi <= lo * (1 + mpmath.mpf(10) ** -13):
-                break
-            mid = mpmath.sqrt(lo * hi)
-            if ok(mid):
-                hi = mid
-            else:
-                lo = mid
-        result = round_safe(hi, Rounding.UP)
-    for _ in range(64):
-        if _profile_value(e, result, d, t) <= target:
-            return result
-        result = math.nextafter(result, math.inf)
-    raise RuntimeError("analytic_sigma: verification failed")  # pragma: no cover
+    return inversion.smallest(lambda x: _profile_margin(e, x, d, t, target), start=math.sqrt(t) * d)
 
 
 def tradeoff(alpha: float, *, sigma: float, sensitivity: float, steps: int = 1) -> float:
@@ -577,37 +550,15 @@ def failure_epsilon(record: SpecRecord, delta: float) -> float:
     expr = record.formula("sigma").expr
     sigma_fn = sp.lambdify([record.symbol("epsilon"), record.symbol("delta"), record.symbol("sensitivity")],
                            expr, modules="mpmath")
-    record_id = record.id
     d = validate.delta(delta)
-    goal = mpmath.mpf(d)
 
-    def fails(x):
+    def margin(x):  # <= 0 while the record's sigma at (x, delta) is (x, delta)-DP
         with mpmath.workdps(PRECISION_DIGITS):
-            s = sigma_fn(x, mpmath.mpf(d), mpmath.mpf(1))
-        return _delta_upper(x, s, 1, 1) > goal
+            s = sigma_fn(mpmath.mpf(x), mpmath.mpf(d), mpmath.mpf(1))
+        return inversion.log_ratio(_delta_upper(x, s, 1, 1), mpmath.mpf(d))
 
-    with mpmath.workdps(PRECISION_DIGITS):
-        # Scan a geometric grid (ratio 2^(1/8)) for the first failure, then bisect. The tests check
-        # that the calibrated profile is increasing in epsilon, so the first crossing is the only one.
-        grid = [mpmath.mpf(2) ** (k / mpmath.mpf(8)) for k in range(-80, 161)]
-        lo = mpmath.mpf(0)
-        hi = None
-        for x in grid:
-            if fails(x):
-                hi = x
-                break
-            lo = x
-        if hi is None:  # pragma: no cover - the profile tends to 1 as epsilon grows
-            raise RuntimeError(f"{record_id}: no failure found below epsilon = 2^20")
-        for _ in range(2000):
-            if hi - lo <= hi * mpmath.mpf(10) ** -14:
-                break
-            mid = (lo + hi) / 2
-            if fails(mid):
-                hi = mid
-            else:
-                lo = mid
-        return round_safe(lo, Rounding.DOWN)
+    # The tests check that the calibrated profile is increasing in epsilon, so the crossing is unique.
+    return inversion.largest(margin, start=1.0)
 
 
 def classic_failure_epsilon(delta: float) -> float:
@@ -667,7 +618,7 @@ ANALYTIC = register(
             profile=profile,
             calibrations=(
                 Calibration("analytic", "sigma", "the smallest sigma whose exact profile meets (epsilon, "
-                            "delta) (bisection, verified)", function=analytic_sigma),
+                            "delta) (spec.inversion, verified)", function=analytic_sigma),
             ),
         ),
     )

@@ -27,6 +27,7 @@ ANNOTATED = (
     "spec/errors.py",
     "spec/exponential.py",
     "spec/gaussian.py",
+    "spec/inversion.py",
     "spec/laplace.py",
     "spec/profiles.py",
     "spec/rdp.py",

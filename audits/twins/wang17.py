@@ -78,6 +78,7 @@ from reference.tape import NoiseSource, noise_source
 from reference.wang17 import gradient_descent as _gd
 from reference.wang17 import mirror_maps as _mm
 from reference.wang17 import svrg as _svrg_ref
+from spec import inversion
 from spec import rdp as _rdp
 from spec import validate
 from spec.wang17 import calibration as _cal
@@ -162,7 +163,7 @@ _SIGMA_2G: dict = {}
 
 
 def sigma_difference_2g(*, epsilon, delta, lipschitz, n, steps, orders=tuple(range(2, 33))) -> float:
-    """The buggy twin's sigma: the smallest (to 1e-3 relative) the accountant accepts with 4G -> 2G.
+    """The buggy twin's sigma: the smallest the accountant accepts with 4G -> 2G (:mod:`spec.inversion`).
 
     On integer orders 2..32 (any subset of orders gives a certificate of the twin's own claim).
     """
@@ -170,14 +171,9 @@ def sigma_difference_2g(*, epsilon, delta, lipschitz, n, steps, orders=tuple(ran
     if key not in _SIGMA_2G:
         # halving one sensitivity can only lower the certified sigma, by at most the factor 2 of halving both
         ref = _cal.split_sigma(epsilon=epsilon, delta=delta, lipschitz=lipschitz, n=n, steps=steps).sigma
-        lo, hi = ref / 2.5, ref
-        while hi / lo > 1 + 1e-3:
-            mid = math.sqrt(lo * hi)
-            if _difference_2g_epsilon(mid, lipschitz, n, steps, delta, key[-1]) > epsilon:
-                lo = mid
-            else:
-                hi = mid
-        _SIGMA_2G[key] = hi
+        _SIGMA_2G[key] = inversion.smallest(
+            lambda x: inversion.log_ratio(_difference_2g_epsilon(x, lipschitz, n, steps, delta, key[-1]), epsilon),
+            start=ref / 1.5)
     return _SIGMA_2G[key]
 
 

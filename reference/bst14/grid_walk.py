@@ -94,7 +94,7 @@ from reference.losses import Loss
 from reference.rng import RngLike
 from reference.tape import NoiseLike, NoiseSource, noise_source
 from spec import bst14 as _bst14
-from spec import validate
+from spec import inversion, validate
 from spec.errors import AssumptionError, ParameterError, PrivacyLeakWarning
 
 __all__ = [
@@ -333,22 +333,14 @@ def multiplicative_distance(matrix: ArrayLike, pi: ArrayLike, steps: int) -> flo
 
 def required_steps(matrix: ArrayLike, pi: ArrayLike, xi: float, *, upper: int | None = None) -> int:
     """Smallest ``K`` with ``multiplicative_distance(P, pi, K) <= xi`` (monotone in K for a lazy
-    reversible chain, so bisection applies); ``upper`` caps the search (default 2^40)."""
+    reversible chain, so :func:`spec.inversion.smallest` applies); ``upper`` caps the search (default 2^40)."""
     xi = validate.positive("xi", xi)
-    hi = 1
     cap = 2**40 if upper is None else int(upper)
-    while multiplicative_distance(matrix, pi, hi) > xi:
-        hi *= 2
-        if hi > cap:
-            raise CertificateError(f"required_steps: distance still > xi ({xi!r}) at K = {cap}")
-    lo = hi // 2
-    while hi - lo > 1:
-        mid = (lo + hi) // 2
-        if multiplicative_distance(matrix, pi, mid) <= xi:
-            hi = mid
-        else:
-            lo = mid
-    return hi
+    try:
+        return inversion.smallest(lambda k: inversion.log_ratio(multiplicative_distance(matrix, pi, k), xi),
+                                  start=1, upper=cap, integer=True)
+    except inversion.CertificateError:
+        raise CertificateError(f"required_steps: distance still > xi ({xi!r}) at K = {cap}") from None
 
 
 # --------------------------------------------------------------------------------------------

@@ -45,6 +45,7 @@ from typing import Sequence
 import mpmath
 
 from spec import composition as _composition
+from spec import inversion
 from spec import gaussian as _gaussian
 from spec import validate
 from spec.bst14.noisy_sgd import (
@@ -253,38 +254,20 @@ def _sigma_accountant(n_: int, e: float, d: float, lip: float, orders) -> float:
             f"cannot certify less at delta ({d!r}) for any sigma; pass larger orders"
         )
 
-    def certified(x):
-        return _certificate(n_, d, lip, x, used)
+    def solve(used, start):
+        return inversion.smallest(lambda x: inversion.log_ratio(_certificate(n_, d, lip, x, used)[0], e),
+                                  start=start)
 
-    def ok(x):
-        return certified(x)[0] <= e
-
-    # Bracket in multiples of the sensitivity; certified(x) decreases to floor < e as x grows.
-    hi = sens
-    for _ in range(1100):
-        if ok(hi):
-            break
-        hi *= 2.0
-    else:  # pragma: no cover - e > floor guarantees termination well before 2^1100
-        raise RuntimeError("sigma_accountant: no certified sigma found")
-    if orders is None and len(used) == len(ACCOUNTANT_ORDERS) and certified(hi)[1] == used[-1]:
-        used = used + _EXTRA_ORDERS  # the optimum sits at the top order: let larger ones compete
-    lo = hi / 2.0
-    while ok(lo):
-        hi, lo = lo, lo / 2.0
-    # Bisection in log-space to 1e-4 relative: certified(x) is decreasing in x for fixed orders.
-    while hi > lo * (1.0 + 1e-4):
-        mid = math.sqrt(lo * hi)
-        if ok(mid):
-            hi = mid
-        else:
-            lo = mid
-    return hi
+    sigma_ = solve(used, sens)
+    if orders is None and len(used) == len(ACCOUNTANT_ORDERS) and _certificate(n_, d, lip, sigma_, used)[1] == used[-1]:
+        # the optimum sits at the top order: let larger ones compete
+        sigma_ = solve(used + _EXTRA_ORDERS, sigma_)
+    return sigma_
 
 
 def sigma_accountant(*, n: int, epsilon: float, delta: float, lipschitz: float = 1.0,
                      orders: Sequence[float] | None = None) -> float:
-    """Smallest sigma (to 1e-4 relative) that the RDP certificate of :func:`certified_epsilon` accepts.
+    """Smallest sigma that the RDP certificate of :func:`certified_epsilon` accepts (:mod:`spec.inversion`).
 
     Parameters
     ----------
@@ -302,8 +285,8 @@ def sigma_accountant(*, n: int, epsilon: float, delta: float, lipschitz: float =
     Returns
     -------
     float
-        A sigma with ``certified_epsilon(sigma=result, orders=...) <= epsilon`` (checked), at most
-        1e-4 relative above the smallest such sigma on the orders used.
+        A sigma with ``certified_epsilon(sigma=result, orders=...) <= epsilon`` (verified): the
+        smallest such double on the orders used (one ulp above the root).
 
     Raises
     ------
@@ -511,7 +494,7 @@ THM_II_1 = register(SpecRecord(
                         "(Form A, BBG18, classical Gaussian)", formula="sigma_rigorous"),
             Calibration("analytic-chain", "sigma", "the same chain with the exact Gaussian per step",
                         function=sigma_analytic_chain),
-            Calibration("accountant", "sigma", "the smallest sigma (to 1e-4 relative) that the RDP "
+            Calibration("accountant", "sigma", "the smallest sigma (spec.inversion, to one ulp) that the RDP "
                         "certificate accepts", function=sigma_accountant),
         ),
     ),

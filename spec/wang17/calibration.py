@@ -43,14 +43,17 @@ ours). It is not a statement about the released ``x~_T`` alone (the audits test 
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import math
 from dataclasses import dataclass
+from typing import Callable
 
 import mpmath
 import sympy as sp
 
 from spec import gaussian as _gaussian
+from spec import inversion
 from spec import rdp as _rdp
 from spec import validate
 from spec import zcdp as _zcdp
@@ -100,6 +103,7 @@ __all__ = [
     "Certificate", "Calibration",
     "full_batch_profile", "split_step_rdp", "split_epsilon", "split_sigma", "accountant_floor",
     "step_delta_lower_bound", "step_sigma_lower_bound",
+    "Accountants", "svrg_accountants",
 ]
 
 TEST_FILE = "tests/spec/wang17/test_calibration.py"
@@ -286,8 +290,8 @@ class Calibration:
     Attributes
     ----------
     sigma : float
-        Noise standard deviation per inner step: certified at ``certified_epsilon <= epsilon``, and at
-        most ``1e-4`` relative above the smallest sigma this accountant certifies (same orders, splits).
+        Noise standard deviation per inner step: certified at ``certified_epsilon <= epsilon``, and the
+        smallest double this accountant certifies (same orders, splits; :mod:`spec.inversion`).
     certified_epsilon, order, split
         The certificate at ``sigma``.
     steps : int
@@ -425,87 +429,33 @@ def _gaussian_regime_guess(e, d, lip, n_, k):
     return max(3.0 * lip, math.sqrt(50.0 * k / rho) * lip / n_)
 
 
-def _bracket(f, start: float) -> tuple[float, float]:
-    """(lo, hi) in log x with f(lo) > 0 >= f(hi); f nonincreasing, steps of a factor 1.5 then doubling."""
-    u = math.log(start)
-    step = math.log(1.5)
-    if f(u) > 0:
-        lo = u
-        for _ in range(2000):
-            hi = lo + step
-            if f(hi) <= 0:
-                return lo, hi
-            lo, step = hi, min(2 * step, math.log(4.0))
-    else:
-        hi = u
-        for _ in range(2000):
-            lo = hi - step
-            if f(lo) > 0:
-                return lo, hi
-            hi, step = lo, min(2 * step, math.log(4.0))
-    raise RuntimeError("split_sigma: no certified sigma found")  # pragma: no cover - e above the floor
+def _solve(cert, e: float, start: float, splits) -> float:
+    """Smallest sigma with ``cert(sigma, splits).epsilon <= e`` (:func:`spec.inversion.smallest`).
 
-
-def _narrow(f, lo: float, hi: float, width: float) -> tuple[float, float]:
-    """Shrink a log-x bracket (f(lo) > 0 >= f(hi)) to hi - lo <= width.
-
-    Each round probes just above and just below the secant root through the bracket ends (the
-    curve is nearly straight in log-log), which closes the bracket at once when the secant is
-    accurate; a round that does not halve the bracket is followed by a bisection.
+    The certificate is nonincreasing in sigma, and over fewer splits it is larger (each split gives
+    a valid bound; the minimum over more can only be smaller), so the root over a few splits is a
+    certified sigma at or above the root over all of them. The search runs over the splits that
+    are optimal at the start and at the root found, and stops when the certificate over every
+    split fails one double below that root: then the two roots are the same double.
     """
-    values = {lo: f(lo), hi: f(hi)}
-    h = width / 4
-    halved = True
-    while hi - lo > width:
-        before = hi - lo
-        flo, fhi = values[lo], values[hi]
-        if not halved or not (math.isfinite(flo) and math.isfinite(fhi) and flo > fhi):
-            probes = [(lo + hi) / 2]
-        else:
-            u = hi - fhi * (hi - lo) / (fhi - flo)
-            probes = [min(max(u + h, lo + h), hi - h), min(max(u - h, lo + h), hi - h)]
-        for u in probes:
-            if not lo < u < hi:
-                continue
-            v = values[u] = f(u)
-            if v <= 0:
-                hi = u
-            else:
-                lo = u
-                break  # the root is above this probe: the lower probe would add nothing
-        halved = hi - lo <= before / 2
-    return lo, hi
+    def margin(use):
+        return lambda x: inversion.log_ratio(cert(x, use).epsilon, e)
 
-
-def _solve(cert, e: float, start: float, tolerance: float, splits) -> float:
-    """Smallest x (to ``tolerance``) with cert(x, splits).epsilon <= e, for a fixed order set.
-
-    The certificate is nonincreasing in x. Coarse search with every split to 1%; then the
-    narrowing continues with only the splits that are optimal at the bracket ends (a certificate
-    over fewer splits is larger, so its root is a certified sigma) and a final check with every
-    split one tolerance below that root: if it fails there, the root is within the tolerance of
-    the all-splits root; otherwise the narrowing resumes with every split.
-    """
-    def f(u, use=splits):
-        return _log_ratio(cert(math.exp(u), use).epsilon, e)
-
-    width = math.log1p(tolerance)
-    lo, hi = _narrow(f, *_bracket(f, start), max(width, math.log(1.01)))
-    few = tuple(sorted({cert(math.exp(lo), splits).split, cert(math.exp(hi), splits).split}))
-    if few != splits and hi - lo > width:
-        g = lambda u: f(u, few)
-        top = hi
-        while g(top) > 0:  # fewer splits, larger epsilon: the root may sit above hi
-            top += math.log(1.01)
-        _, root = _narrow(g, lo, top, width)
-        if f(root - width) > 0:
-            return math.exp(root)
-        hi = root - width
-    return math.exp(_narrow(f, lo, hi, width)[1])
+    few = {cert(start, splits).split}
+    while True:
+        use = tuple(sorted(few)) if len(few) < len(splits) else splits
+        root = inversion.smallest(margin(use), start=start)
+        if use == splits:
+            return root
+        below = math.nextafter(root, 0.0)
+        if margin(splits)(below) > 0:
+            return root  # every split fails just below: root is the smallest double over all splits
+        few |= {cert(root, splits).split, cert(below, splits).split}
+        start = root
 
 
 @functools.lru_cache(maxsize=256)
-def _split_sigma(e, d, lip, n_, k, orders, splits, conversion, tolerance) -> Calibration:
+def _split_sigma(e, d, lip, n_, k, orders, splits, conversion) -> Calibration:
     if orders is not None:
         ladder = (orders,)
     elif e <= 1.5 * accountant_floor(DEFAULT_ORDERS, d, conversion=conversion):
@@ -526,7 +476,7 @@ def _split_sigma(e, d, lip, n_, k, orders, splits, conversion, tolerance) -> Cal
         def cert(x, use, used=used):
             return _certificate(x, lip, n_, k, d, used, use, conversion)
 
-        sigma_ = _solve(cert, e, start, tolerance, splits)
+        sigma_ = _solve(cert, e, start, splits)
         c = cert(sigma_, splits)
         # Larger orders compete only when the optimum sits near the top of this rung.
         if rung == len(ladder) - 1 or not _near_top(c.order, used):
@@ -536,13 +486,8 @@ def _split_sigma(e, d, lip, n_, k, orders, splits, conversion, tolerance) -> Cal
                        orders=used)
 
 
-def _log_ratio(value: float, target: float) -> float:
-    return math.log(value / target) if value > 0 else -math.inf
-
-
-def split_sigma(*, epsilon, delta, lipschitz, n, steps, orders=None, splits=None, conversion="cks",
-                tolerance=1e-4) -> Calibration:
-    """Smallest sigma (to ``tolerance`` relative) that :func:`split_epsilon` certifies at ``epsilon``.
+def split_sigma(*, epsilon, delta, lipschitz, n, steps, orders=None, splits=None, conversion="cks") -> Calibration:
+    """Smallest sigma that :func:`split_epsilon` certifies at ``epsilon`` (:mod:`spec.inversion`, one ulp).
 
     Parameters
     ----------
@@ -557,8 +502,6 @@ def split_sigma(*, epsilon, delta, lipschitz, n, steps, orders=None, splits=None
     orders, splits, conversion
         As in :func:`split_epsilon`. Default orders are extended to 512 when the optimum sits at 256
         or the budget is small.
-    tolerance : float
-        Relative width of the final bracket, in (0, 0.1].
 
     Returns
     -------
@@ -576,8 +519,7 @@ def split_sigma(*, epsilon, delta, lipschitz, n, steps, orders=None, splits=None
     """
     e = validate.epsilon(epsilon)
     lip, n_, k, d, conv = _common(lipschitz=lipschitz, n=n, steps=steps, delta=delta, conversion=conversion)
-    tol = validate.interval("tolerance", tolerance, 0.0, 0.1, closed="right")
-    return _split_sigma(e, d, lip, n_, k, _orders_key(orders), _splits_key(splits), conv, tol)
+    return _split_sigma(e, d, lip, n_, k, _orders_key(orders), _splits_key(splits), conv)
 
 
 SVRG_STEP = register(SpecRecord(
@@ -693,16 +635,12 @@ def step_delta_lower_bound(epsilon, *, sigma, lipschitz, n) -> float:
 def _step_sigma_lower_bound(e, d, lip, n_):
     if not d < 1 / n_:
         return 0.0
-    lo, hi = 1e-6 * lip, lip
-    while _step_delta_mp(e, hi, lip, n_) > d:
-        lo, hi = hi, 2 * hi
-    while hi > lo * (1 + 1e-6):
-        mid = math.sqrt(lo * hi)
-        if _step_delta_mp(e, mid, lip, n_) > d:
-            lo = mid
-        else:
-            hi = mid
-    return lo
+
+    def margin(x):  # <= 0 while one step at noise x is refuted: exact delta(epsilon) > delta
+        value = _step_delta_mp(e, x, lip, n_)
+        return 5e-324 if value == d else -inversion.log_ratio(value, d)
+
+    return inversion.largest(margin, start=lip)
 
 
 def step_sigma_lower_bound(*, epsilon, delta, lipschitz, n) -> float:
@@ -718,6 +656,106 @@ def step_sigma_lower_bound(*, epsilon, delta, lipschitz, n) -> float:
     """
     return _step_sigma_lower_bound(validate.epsilon(epsilon), validate.delta(delta),
                                    validate.positive("lipschitz", lipschitz), validate.integer("n", n, minimum=2))
+
+
+# --------------------------------------------------------------------------- DP-SVRG and DP-SVRG++
+@dataclass(frozen=True)
+class Accountants:
+    """The accountant functions of one DP-SVRG-type algorithm, made by :func:`svrg_accountants`."""
+
+    certified_epsilon: Callable[..., float]
+    calibrate: Callable[..., Calibration]
+    sigma_accountant: Callable[..., float]
+    implied_constant_accountant: Callable[..., float]
+
+
+def svrg_accountants(*, algorithm: SpecRecord, theorem: str, equation: str, module: str) -> Accountants:
+    """The four accountant functions of DP-SVRG (``wang17.alg_1``) or DP-SVRG++ (``wang17.alg_2``).
+
+    Both algorithms release ``K`` inner steps of ``wang17.svrg_step_privacy`` (``K = T m`` and
+    ``m (2^(T+1) - 2)``: the box record's formula ``noisy_steps``); the accountant, the smallest
+    certified sigma and the paper's constant it implies differ only in ``K`` and in the theorem's
+    form of the noise. One factory, so the two algorithms cannot drift apart.
+
+    Parameters
+    ----------
+    algorithm : SpecRecord
+        The box record (formula ``noisy_steps`` of ``n``, ``epochs``, ``epoch_length``).
+    theorem : str
+        Id of the privacy theorem record (formulas ``sigma_paper`` and ``implied_constant``); looked
+        up when a function is called, since the record is built from these functions.
+    equation : str
+        The paper's equation of the noise (``"(3)"``, ``"(6)"``), for the docstrings.
+    module : str
+        The module that exports the functions (their ``__module__``, as ``dperm calibrate --list``
+        shows them).
+
+    Returns
+    -------
+    Accountants
+
+    Privacy
+    -------
+    ``wang17.thm_4_1`` and ``wang17.thm_4_3`` via ``wang17.svrg_step_privacy``.
+    """
+    from spec import registry
+
+    def steps(values):
+        return algorithm.evaluate("noisy_steps", **values)
+
+    def certified_epsilon(*, n, epochs, epoch_length, delta, lipschitz=1.0, sigma=None, epsilon=None,
+                          noise_constant=None, orders=None, splits=None, conversion="cks") -> float:
+        values = dict(n=n, epochs=epochs, epoch_length=epoch_length)
+        k = steps(values)
+        if sigma is None:
+            if epsilon is None or noise_constant is None:
+                raise validate.error_class("sigma")(
+                    f"sigma (None) needs epsilon and noise_constant (the paper's c) to compute eq. {equation}"
+                )
+            sigma = registry.get(theorem).evaluate("sigma_paper", check=False, lipschitz=lipschitz, epsilon=epsilon,
+                                                   delta=delta, noise_constant=noise_constant, **values)
+        return split_epsilon(sigma=sigma, lipschitz=lipschitz, n=n, delta=delta, steps=k, orders=orders,
+                             splits=splits, conversion=conversion).epsilon
+
+    def calibrate(*, n, epochs, epoch_length, epsilon, delta, lipschitz=1.0, orders=None, splits=None,
+                  conversion="cks") -> Calibration:
+        values = dict(n=n, epochs=epochs, epoch_length=epoch_length)
+        cal = split_sigma(epsilon=epsilon, delta=delta, lipschitz=lipschitz, n=n, steps=steps(values),
+                          orders=orders, splits=splits, conversion=conversion)
+        c = registry.get(theorem).evaluate("implied_constant", sigma=cal.sigma, lipschitz=lipschitz,
+                                           epsilon=epsilon, delta=delta, **values)
+        return dataclasses.replace(cal, implied_constant=c)
+
+    def sigma_accountant(*, n, epochs, epoch_length, epsilon, delta, lipschitz=1.0) -> float:
+        return calibrate(n=n, epochs=epochs, epoch_length=epoch_length, epsilon=epsilon, delta=delta,
+                         lipschitz=lipschitz).sigma
+
+    def implied_constant_accountant(*, n, epochs, epoch_length, epsilon, delta, lipschitz=1.0) -> float:
+        return calibrate(n=n, epochs=epochs, epoch_length=epoch_length, epsilon=epsilon, delta=delta,
+                         lipschitz=lipschitz).implied_constant
+
+    where = f"``{theorem}`` via ``wang17.svrg_step_privacy`` over the ``K`` noisy steps of ``{algorithm.id}``"
+    docs = {
+        certified_epsilon: (
+            f"Certified epsilon at ``delta`` of {algorithm.id}'s noisy steps (RDP accountant, noise splitting).\n\n"
+            "``sigma`` is the noise per inner step; without it the paper's sigma of eq. "
+            f"{equation} at ``noise_constant`` (c) and ``epsilon`` is certified. ``orders``, ``splits``, "
+            "``conversion`` as in :func:`spec.wang17.calibration.split_epsilon`. Rounded up."),
+        calibrate: (
+            f"The proven noise for {algorithm.id} and the constant ``c`` it implies in eq. {equation}.\n\n"
+            "The smallest sigma (:mod:`spec.inversion`) whose inner steps the accountant of "
+            "``certified_epsilon`` certifies (epsilon, delta)-DP, as a "
+            ":class:`spec.wang17.calibration.Calibration` with ``implied_constant`` set."),
+        sigma_accountant: f"The proven sigma of ``calibrate`` (``dperm calibrate {theorem}``).",
+        implied_constant_accountant: (
+            f"The c that the proven sigma implies in eq. {equation} "
+            f"(``dperm calibrate {theorem} --calibration implied-constant``)."),
+    }
+    for fn, doc in docs.items():
+        fn.__module__ = module
+        fn.__qualname__ = fn.__name__
+        fn.__doc__ = f"{doc}\n\nPrivacy\n-------\n{where}."
+    return Accountants(certified_epsilon, calibrate, sigma_accountant, implied_constant_accountant)
 
 
 #: The records this module registers.

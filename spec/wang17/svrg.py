@@ -6,7 +6,7 @@ r"""wang17 Section 4.1: Algorithm 1 (DP-SVRG), Theorem 4.1 (privacy), Theorem 4.
 ``wang17.thm_4_1``
     The paper: ``sigma^2 = c G^2 T m ln(1/delta) / (n^2 epsilon^2)`` for ``epsilon <= c1 T m / n^2``,
     constants unspecified. Here: the proven sigma of :func:`calibrate` (noise splitting and the
-    replace-one RDP accountant of ``wang17.svrg_step_privacy``, bisection), the ``c`` it implies, and
+    replace-one RDP accountant of ``wang17.svrg_step_privacy``, spec.inversion), the ``c`` it implies, and
     why no constant ``c`` works (see the flags).
 ``wang17.thm_4_2``
     Utility for strongly convex ``F^r``: ``O~(p log(n) G^2 ln(1/delta) / (n^2 epsilon^2 mu))`` with the
@@ -27,11 +27,8 @@ leading term ``kappa / (x (1/2 - 12 x))`` is smallest at ``x = 1/48``, where the
 
 from __future__ import annotations
 
-import dataclasses
-
 import sympy as sp
 
-from spec import validate
 from spec.record import (
     Assumption,
     BoundKind,
@@ -140,112 +137,12 @@ ALG_1 = register(SpecRecord(
 
 
 # --------------------------------------------------------------------------- Theorem 4.1
-def certified_epsilon(*, n, epochs, epoch_length, delta, lipschitz=1.0, sigma=None, epsilon=None,
-                      noise_constant=None, orders=None, splits=None, conversion="cks") -> float:
-    """Certified epsilon at ``delta`` of DP-SVRG's ``T m`` noisy steps (RDP accountant, noise splitting).
-
-    Parameters
-    ----------
-    n : int
-        Number of records, ``>= 2``.
-    epochs, epoch_length : int
-        ``T`` and ``m``.
-    delta : float
-        In ``(0, 1)``.
-    lipschitz : float
-        ``G > 0``.
-    sigma : float, optional
-        Noise standard deviation per inner step. If omitted, the paper's sigma of eq. (3) at
-        ``noise_constant`` (c) and ``epsilon`` is certified instead.
-    epsilon, noise_constant : float, optional
-        Needed (only) when ``sigma`` is omitted.
-    orders, splits, conversion
-        As in :func:`spec.wang17.calibration.split_epsilon`.
-
-    Returns
-    -------
-    float
-        Rounded up.
-
-    Privacy
-    -------
-    ``wang17.thm_4_1`` via ``wang17.svrg_step_privacy`` composed over ``T m`` steps.
-    """
-    values = dict(n=n, epochs=epochs, epoch_length=epoch_length)
-    k = ALG_1.evaluate("noisy_steps", **values)
-    if sigma is None:
-        if epsilon is None or noise_constant is None:
-            raise validate.error_class("sigma")(
-                "sigma (None) needs epsilon and noise_constant (the paper's c) to compute eq. (3)"
-            )
-        sigma = THM_4_1.evaluate("sigma_paper", check=False, lipschitz=lipschitz, epsilon=epsilon,
-                                 delta=delta, noise_constant=noise_constant, **values)
-    return _cal.split_epsilon(sigma=sigma, lipschitz=lipschitz, n=n, delta=delta, steps=k, orders=orders,
-                              splits=splits, conversion=conversion).epsilon
-
-
-def calibrate(*, n, epochs, epoch_length, epsilon, delta, lipschitz=1.0, orders=None, splits=None,
-              conversion="cks") -> _cal.Calibration:
-    """The proven noise for DP-SVRG and the constant ``c`` it implies in the paper's eq. (3).
-
-    Bisection over the accountant of :func:`certified_epsilon`: the smallest sigma (to 1e-4 relative,
-    on the orders and splits used) whose ``T m`` inner steps are certified (epsilon, delta)-DP.
-
-    Parameters
-    ----------
-    n : int
-        Number of records, ``>= 2``.
-    epochs, epoch_length : int
-        ``T`` and ``m`` (``K = T m`` noisy steps).
-    epsilon, delta : float
-        Target budget.
-    lipschitz : float
-        ``G > 0``.
-    orders, splits, conversion
-        As in :func:`spec.wang17.calibration.split_sigma`.
-
-    Returns
-    -------
-    Calibration
-        ``sigma`` (certified, checked), ``implied_constant`` = sigma^2 n^2 epsilon^2 /
-        (G^2 T m ln(1/delta)), and the certificate (epsilon, order, split).
-
-    Privacy
-    -------
-    ``wang17.thm_4_1`` (made concrete; see its flags).
-    """
-    values = dict(n=n, epochs=epochs, epoch_length=epoch_length)
-    k = ALG_1.evaluate("noisy_steps", **values)
-    cal = _cal.split_sigma(epsilon=epsilon, delta=delta, lipschitz=lipschitz, n=n, steps=k, orders=orders,
-                           splits=splits, conversion=conversion)
-    c = THM_4_1.evaluate("implied_constant", sigma=cal.sigma, lipschitz=lipschitz, epsilon=epsilon,
-                         delta=delta, **values)
-    return dataclasses.replace(cal, implied_constant=c)
-
-
-def sigma_accountant(*, n, epochs, epoch_length, epsilon, delta, lipschitz=1.0) -> float:
-    """The proven sigma of :func:`calibrate` (rounded up, certified): ``dperm calibrate wang17.thm_4_1``.
-
-    Privacy
-    -------
-    ``wang17.thm_4_1`` via ``wang17.svrg_step_privacy``.
-    """
-    return calibrate(n=n, epochs=epochs, epoch_length=epoch_length, epsilon=epsilon, delta=delta,
-                     lipschitz=lipschitz).sigma
-
-
-def implied_constant_accountant(*, n, epochs, epoch_length, epsilon, delta, lipschitz=1.0) -> float:
-    """The paper's ``c`` that the proven sigma implies in eq. (3): ``sigma^2 n^2 eps^2 / (G^2 T m ln(1/delta))``.
-
-    ``dperm calibrate wang17.thm_4_1 --calibration implied-constant``; it grows like ``n^2/(T m)`` once
-    ``T m / n^2`` is small (the record's CAVEAT flags).
-
-    Privacy
-    -------
-    ``wang17.thm_4_1`` (made concrete).
-    """
-    return calibrate(n=n, epochs=epochs, epoch_length=epoch_length, epsilon=epsilon, delta=delta,
-                     lipschitz=lipschitz).implied_constant
+# The accountant, the proven sigma and the c it implies: one factory for DP-SVRG and DP-SVRG++.
+_ACCOUNTANTS = _cal.svrg_accountants(algorithm=ALG_1, theorem="wang17.thm_4_1", equation="(3)", module=__name__)
+certified_epsilon = _ACCOUNTANTS.certified_epsilon
+calibrate = _ACCOUNTANTS.calibrate
+sigma_accountant = _ACCOUNTANTS.sigma_accountant
+implied_constant_accountant = _ACCOUNTANTS.implied_constant_accountant
 
 
 SIGMA2_PAPER = paper_sigma_squared(NOISY_STEPS)
@@ -288,7 +185,7 @@ THM_4_1 = register(SpecRecord(
         delta=delta,
         accountant=certified_epsilon,
         calibrations=(
-            Calibration("accountant", "sigma", "the smallest sigma (to 1e-4 relative) that the replace-one RDP "
+            Calibration("accountant", "sigma", "the smallest sigma (spec.inversion) that the replace-one RDP "
                         "accountant certifies over all T m inner steps (noise splitting, "
                         "wang17.svrg_step_privacy); proven", function=sigma_accountant),
             Calibration("paper", "sigma", "eq. (3) at an explicit noise_constant c (the paper's form; no c works "
@@ -305,7 +202,7 @@ THM_4_1 = register(SpecRecord(
             "(c = 143.0); m = 10^4: 13.12 G (c = 149.5); n = 10^4, T = 20, m = 100: 2.967 G (c = 38,235); "
             "T = 10, m = 1000: 3.000 G (c = 7,816); T m = n ln n: 3.193 G (c = 961).",
             "Each of the T m inner steps is the split mechanism of wang17.svrg_step_privacy; RDP composes "
-            "additively; bisection finds sigma. With Mironov's conversion, orders up to 128 and splits "
+            "additively; spec.inversion finds sigma. With Mironov's conversion, orders up to 128 and splits "
             "{0.5, ..., 0.95} the same code reproduces an earlier, independent calibration table to "
             "the digits it gives (3.45 G, c = "
             "51,554; 49.1 G, c = 210; 3.64 G, c = 1,248; 15.8 G, c = 216; 827.6 G, c = 595 at "

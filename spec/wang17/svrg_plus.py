@@ -13,11 +13,8 @@ r"""wang17 Section 4.2: Algorithm 2 (DP-SVRG++), Theorem 4.3 (privacy), Theorem 
 
 from __future__ import annotations
 
-import dataclasses
-
 import sympy as sp
 
-from spec import validate
 from spec.record import (
     Assumption,
     BoundKind,
@@ -126,70 +123,12 @@ ALG_2 = register(SpecRecord(
 ))
 
 
-def certified_epsilon(*, n, epochs, epoch_length, delta, lipschitz=1.0, sigma=None, epsilon=None,
-                      noise_constant=None, orders=None, splits=None, conversion="cks") -> float:
-    """Certified epsilon at ``delta`` of DP-SVRG++'s ``m (2^(T+1) - 2)`` noisy steps.
-
-    Parameters as in :func:`spec.wang17.svrg.certified_epsilon`; without ``sigma`` the paper's eq. (6)
-    at ``noise_constant`` and ``epsilon`` is certified.
-
-    Privacy
-    -------
-    ``wang17.thm_4_3`` via ``wang17.svrg_step_privacy``.
-    """
-    values = dict(n=n, epochs=epochs, epoch_length=epoch_length)
-    k = ALG_2.evaluate("noisy_steps", **values)
-    if sigma is None:
-        if epsilon is None or noise_constant is None:
-            raise validate.error_class("sigma")(
-                "sigma (None) needs epsilon and noise_constant (the paper's c) to compute eq. (6)"
-            )
-        sigma = THM_4_3.evaluate("sigma_paper", check=False, lipschitz=lipschitz, epsilon=epsilon,
-                                 delta=delta, noise_constant=noise_constant, **values)
-    return _cal.split_epsilon(sigma=sigma, lipschitz=lipschitz, n=n, delta=delta, steps=k, orders=orders,
-                              splits=splits, conversion=conversion).epsilon
-
-
-def calibrate(*, n, epochs, epoch_length, epsilon, delta, lipschitz=1.0, orders=None, splits=None,
-              conversion="cks") -> _cal.Calibration:
-    """The proven noise for DP-SVRG++ and the constant ``c`` it implies in the paper's eq. (6).
-
-    As :func:`spec.wang17.svrg.calibrate` with ``K = m (2^(T+1) - 2)`` inner steps; ``implied_constant``
-    is ``sigma^2 n^2 epsilon^2 / (G^2 2^T m ln(2/delta))`` (the paper's form).
-
-    Privacy
-    -------
-    ``wang17.thm_4_3`` (made concrete).
-    """
-    values = dict(n=n, epochs=epochs, epoch_length=epoch_length)
-    k = ALG_2.evaluate("noisy_steps", **values)
-    cal = _cal.split_sigma(epsilon=epsilon, delta=delta, lipschitz=lipschitz, n=n, steps=k, orders=orders,
-                           splits=splits, conversion=conversion)
-    c = THM_4_3.evaluate("implied_constant", sigma=cal.sigma, lipschitz=lipschitz, epsilon=epsilon,
-                         delta=delta, **values)
-    return dataclasses.replace(cal, implied_constant=c)
-
-
-def sigma_accountant(*, n, epochs, epoch_length, epsilon, delta, lipschitz=1.0) -> float:
-    """The proven sigma of :func:`calibrate`: ``dperm calibrate wang17.thm_4_3``.
-
-    Privacy
-    -------
-    ``wang17.thm_4_3`` via ``wang17.svrg_step_privacy``.
-    """
-    return calibrate(n=n, epochs=epochs, epoch_length=epoch_length, epsilon=epsilon, delta=delta,
-                     lipschitz=lipschitz).sigma
-
-
-def implied_constant_accountant(*, n, epochs, epoch_length, epsilon, delta, lipschitz=1.0) -> float:
-    """The c that the proven sigma implies in eq. (6) (``--calibration implied-constant``).
-
-    Privacy
-    -------
-    ``wang17.thm_4_3`` (made concrete).
-    """
-    return calibrate(n=n, epochs=epochs, epoch_length=epoch_length, epsilon=epsilon, delta=delta,
-                     lipschitz=lipschitz).implied_constant
+# The accountant, the proven sigma and the c it implies: one factory for DP-SVRG and DP-SVRG++.
+_ACCOUNTANTS = _cal.svrg_accountants(algorithm=ALG_2, theorem="wang17.thm_4_3", equation="(6)", module=__name__)
+certified_epsilon = _ACCOUNTANTS.certified_epsilon
+calibrate = _ACCOUNTANTS.calibrate
+sigma_accountant = _ACCOUNTANTS.sigma_accountant
+implied_constant_accountant = _ACCOUNTANTS.implied_constant_accountant
 
 
 SIGMA2_PAPER = paper_sigma_squared(PAPER_COUNT, LOG_TWO_OVER_DELTA)
@@ -229,7 +168,7 @@ THM_4_3 = register(SpecRecord(
         delta=delta,
         accountant=certified_epsilon,
         calibrations=(
-            Calibration("accountant", "sigma", "the smallest sigma (to 1e-4 relative) that the replace-one RDP "
+            Calibration("accountant", "sigma", "the smallest sigma (spec.inversion) that the replace-one RDP "
                         "accountant certifies over all m (2^(T+1) - 2) inner steps; proven",
                         function=sigma_accountant),
             Calibration("paper", "sigma", "eq. (6) at an explicit noise_constant c (the paper's form)",
