@@ -120,15 +120,14 @@ def ready_profile(text: str, *, epsilon, delta=0.0) -> ReadyProfile:
 
 
 def _record_profile(text, record_id, values, *, epsilon, delta):
-    from dperm import calibration as cal  # the same targets as ``dperm calibrate``
-    from dperm.arguments import UsageError
+    from spec import calibrations  # the same targets as ``dperm calibrate``
     from spec.vocabulary import canonical_parameters
 
     if not record_id:
         raise ParameterError(f"profile ({text!r}) needs a record id: record:ID,NAME=VALUE,...")
     try:
-        target = cal.resolve("calibrate", record_id)
-    except UsageError as err:
+        target = calibrations.calibration_target(record_id)
+    except calibrations.TargetError as err:
         raise ParameterError(f"profile ({text!r}): {err}") from None
     claim = target.record.privacy
     if claim is None or claim.profile is None:
@@ -140,8 +139,8 @@ def _record_profile(text, record_id, values, *, epsilon, delta):
             values[name] = value
     values = {k: (int(v) if v == int(v) and k in ("n", "steps", "dimension") else v) for k, v in values.items()}
     try:
-        out = cal.calibrate(target, values)
-    except UsageError as err:
+        out = calibrations.calibrate(target, values)
+    except calibrations.TargetError as err:
         raise ParameterError(f"profile ({text!r}): {err}") from None
     known = {**values, target.computes: out[target.computes]}
     required, optional = canonical_parameters(claim.profile)

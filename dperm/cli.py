@@ -8,16 +8,19 @@ Verbs
     Evaluate the record's formulas at the given canonical values (:mod:`spec.vocabulary`): the
     assumptions are checked, each value is rounded in its formula's safe direction (printed),
     and formulas that miss values are listed with the names they need.
-``dperm calibrate gaussian --epsilon E --delta D --sensitivity S [--method M] [--steps T]``
-    Print the Gaussian noise standard deviation sigma.
 ``dperm calibrate RECORD_ID --NAME VALUE ... [--calibration C]``
     Run a record's calibration (:meth:`spec.record.SpecRecord.calibrations`: a formula named
     sigma or scale, or one the privacy claim declares); ``dperm calibrate --list`` shows them.
-``dperm epsilon gaussian --sigma S --sensitivity S --delta D [--steps T] [--accountant A]``
-    Print the epsilon of T Gaussian steps (``A``: exact, zcdp or rdp); with ``--sampling-rate Q
-    --sampling poisson|without-replacement``, of T subsampled steps.
-``dperm epsilon RECORD_ID --NAME VALUE ...``
-    Run a record's accountant (``PrivacyClaim.accountant``); ``dperm epsilon --list``.
+``dperm epsilon RECORD_ID --NAME VALUE ... [--calibration C]``
+    Run a record's accountant (``PrivacyClaim.accountant``) on a given noise, or with
+    ``--calibration`` on the noise that calibration gives; ``dperm epsilon --list``.
+``dperm calibrate gaussian ...`` / ``dperm epsilon gaussian ...``
+    An alias of the Gaussian mechanism's records (:data:`spec.calibrations.ALIASES`):
+    ``--calibration`` (older spelling ``--method``) ``analytic`` (default, gaussian.analytic),
+    ``classic`` (gaussian.classic), ``zhang17`` (zhang17.thm_1 printed), ``zcdp``
+    (zcdp.gaussian_calibration); ``--accountant exact`` (default), ``zcdp`` or ``rdp``, with
+    ``--sampling-rate Q --sampling poisson|without-replacement`` for subsampled steps. Every number
+    comes from :mod:`spec.calibrations` (:mod:`dperm.calibration` only names things).
 ``dperm run ALGORITHM DATA --loss NAME K=V ... --domain NAME K=V ... --PARAMETER VALUE ... [--vector OUT]``
     Run any reference algorithm (``reference.<paper>.ALGORITHMS``) on your data: the spec ids,
     calibration, seed and output; ``--vector`` writes a known-answer vector with the recorded
@@ -44,7 +47,7 @@ This interface is stable (external checks rely on it):
   JSON indented by 2.
 * ``dperm --help`` imports nothing heavy (no spec registry, no numpy): a verb's options are
   built only when that verb is used.
-* A :class:`~spec.errors.PrivacyLeakWarning` (e.g. ``--method zhang17`` at a large epsilon,
+* A :class:`~spec.errors.PrivacyLeakWarning` (e.g. ``--calibration zhang17`` at a large epsilon,
   where the paper's formula is not (epsilon, delta)-DP) is printed as one line
   ``dperm: warning: ...`` on stderr and listed in the JSON ``"warnings"``; the exit status stays
   0, because the printed number is the requested formula's value, correctly computed and flagged.
@@ -79,10 +82,6 @@ _VERB_HELP = {
     "audit": "audit a mechanism on a neighbouring pair",
 }
 
-#: ``neighbouring`` of an unsampled Gaussian: the guarantee holds for whichever relation the
-#: given sensitivity bounds the l2 change under (records rdp.gaussian, gaussian.analytic).
-_ANY_RELATION = "any"
-
 _EXIT_HELP = (
     "Exit status: 0 on success, also when a PrivacyLeakWarning is printed (as one line "
     "'dperm: warning: ...' on stderr and in the JSON 'warnings' list): the number is then the "
@@ -111,8 +110,8 @@ _AUDIT_EXIT_HELP = (
 )
 
 _TARGET_HELP = (
-    "Targets: 'gaussian' (the built-in Gaussian mechanism, options below marked 'gaussian') or a "
-    "spec record id; --list shows every target, what it computes and the options it takes (the "
+    "Targets: a spec record id, or 'gaussian', an alias of the Gaussian mechanism's records (options "
+    "below marked 'gaussian'); --list shows every target, what it computes and the options it takes (the "
     "canonical parameter names of spec.vocabulary). Plain output is one number; --json adds the "
     "values, the defaults used, the neighbouring relation and the rounding direction."
 )
@@ -134,11 +133,6 @@ _EPSILON_NOTES = {
                    "record replaced); no sampling: any relation under which S bounds the change",
     "steps": "gaussian: number of composed steps (default 1)",
     "sampling_rate": "gaussian: with --sampling",
-}
-#: Canonical options each built-in target takes.
-_GAUSSIAN_TAKES = {
-    "calibrate": ("epsilon", "delta", "sensitivity", "steps"),
-    "epsilon": ("sigma", "sensitivity", "delta", "steps", "sampling_rate"),
 }
 _PARAMETERS_TITLE = "parameters (canonical names of spec.vocabulary; --list shows which a target takes)"
 
@@ -194,30 +188,37 @@ def _calibrate_arguments(sub) -> None:
     p.add_argument("--list", action="store_true",
                    help="list what can be calibrated (all targets, or TARGET's), with the options each takes")
     p.add_argument("--calibration", metavar="NAME", default=None,
-                   help="record targets: which of the record's calibrations to run (default: its first; see --list)")
+                   help="which of the record's calibrations to run (default: its first; see --list). gaussian: "
+                        "analytic: the smallest sigma under the exact profile (default, gaussian.analytic); "
+                        "classic: sqrt(2 ln(1.25/delta)) S/eps, eps < 1 (gaussian.classic); zhang17: "
+                        "sqrt(2 ln(2/delta)) S/eps, the paper's formula, which warns where it is not "
+                        "(eps, delta)-DP (zhang17.thm_1); zcdp: via rho*(eps, delta) (zcdp.gaussian_calibration)")
     p.add_argument("--method", choices=["classic", "analytic", "zhang17", "zcdp"], default=None,
-                   help="gaussian: classic: sqrt(2 ln(1.25/delta)) S/eps (eps < 1); analytic: minimal sigma "
-                        "under the exact profile (default); zhang17: sqrt(2 ln(2/delta)) S/eps, the "
-                        "paper's formula (warns where it is not (eps, delta)-DP); zcdp: via rho*(eps, delta)")
+                   help="gaussian: the older spelling of --calibration")
     p.add_argument("--json", action="store_true", help="machine-readable output (strict JSON, indented by 2)")
     add_canonical_options(p, title=_PARAMETERS_TITLE, notes=_CALIBRATE_NOTES)
 
 
 def _epsilon_arguments(sub) -> None:
     p = sub.add_parser("epsilon", help=_VERB_HELP["epsilon"],
-                       usage="dperm epsilon [-h] [--list] [TARGET] [--sampling S] [--accountant A] [--json] "
+                       usage="dperm epsilon [-h] [--list] [TARGET] [--calibration NAME] [--sampling S] [--accountant A] "
+                             "[--json] "
                              "[--NAME VALUE ...]",
                        epilog=f"{_TARGET_HELP} {_EXIT_HELP}")
     p.add_argument("target", nargs="?", metavar="TARGET", help="'gaussian' or a record id with an accountant (see --list)")
     p.add_argument("--list", action="store_true",
                    help="list the targets with an accountant (all, or TARGET's), with the options each takes")
+    p.add_argument("--calibration", metavar="NAME", default=None,
+                   help="record targets: account the noise that this calibration of the record gives (its "
+                        "options instead of --sigma; see dperm calibrate --list)")
     p.add_argument("--sampling", choices=["poisson", "without-replacement"], default=None,
                    help="gaussian: poisson: each record independently with probability Q (MTZ19, "
                         "add/remove-one); without-replacement: a uniform subset of fraction Q "
                         "(WBK19, replace-one, the seed papers' setting)")
     p.add_argument("--accountant", choices=["exact", "zcdp", "rdp"], default=None,
                    help="gaussian: exact: the composed Gaussian's exact profile (no sampling; default "
-                        "without sampling); rdp: Renyi DP (default with sampling); zcdp")
+                        "without sampling; gaussian.analytic); rdp: Renyi DP (default with sampling; rdp.gaussian "
+                        "and the subsampled rdp records); zcdp (zcdp.gaussian_calibration)")
     p.add_argument("--json", action="store_true", help="machine-readable output (strict JSON, indented by 2)")
     add_canonical_options(p, title=_PARAMETERS_TITLE, notes=_EPSILON_NOTES)
 
@@ -285,9 +286,12 @@ def _spec(args) -> dict | list | str:
     if args.id is None:
         if args.assignments is not None:
             raise _UsageError("--eval needs a record id: dperm spec ID --eval NAME=VALUE ...")
+        from spec import index  # the listing needs no paper imported (spec.index keeps it)
+
+        rows = [{"id": r["id"], "citation": r["citation"], "summary": r["summary"]} for r in index.record_rows()]
         if args.json:
-            return [{"id": r.id, "citation": str(r.citation), "summary": r.summary} for r in spec.records()]
-        return "\n".join(one_line(r) for r in spec.records())
+            return rows
+        return "\n".join(one_line(r) for r in rows)
     try:
         record = spec.get(args.id)
     except KeyError as err:
@@ -314,29 +318,10 @@ def _spec_eval(record, args) -> dict | str:
 
 #: Options of one kind of target only: (verb, flag) -> the targets it applies to.
 _BUILTIN_ONLY = {"calibrate": ("--method",), "epsilon": ("--sampling", "--accountant")}
-_RECORD_ONLY = {"calibrate": ("--calibration",), "epsilon": ()}
 
 
 def _given(args, flag: str) -> bool:
     return getattr(args, flag.lstrip("-").replace("-", "_")) is not None
-
-
-def _check_builtin_options(args, verb: str) -> None:
-    """Reject options the built-in Gaussian target does not take (argparse knows every option)."""
-    takes = _GAUSSIAN_TAKES[verb]
-    extra = [option(k) for k in canonical_values(args) if k not in takes]
-    if extra:
-        raise _UsageError(f"{', '.join(extra)} does not apply to {verb} gaussian; it takes "
-                          f"{', '.join(option(k) for k in takes)}")
-    for flag in _RECORD_ONLY[verb]:
-        if _given(args, flag):
-            raise _UsageError(f"{flag} applies only to record targets ({verb} RECORD_ID)")
-
-
-def _require(args, verb: str, names) -> None:
-    missing = [option(k) for k in names if getattr(args, k) is None]
-    if missing:
-        raise _UsageError(f"the following arguments are required for {verb} gaussian: {', '.join(missing)}")
 
 
 def _list(args, verb: str):
@@ -344,14 +329,16 @@ def _list(args, verb: str):
 
     target, as_json = args.target, args.json
     given = [option(k) for k in canonical_values(args)]
-    given += [flag for flag in (*_BUILTIN_ONLY[verb], *_RECORD_ONLY[verb]) if _given(args, flag)]
+    given += [flag for flag in (*_BUILTIN_ONLY[verb], "--calibration") if _given(args, flag)]
     if given:
         raise _UsageError(f"--list takes no other option (got {', '.join(given)})")
-    if target is not None and target != calibration.BUILTIN:
-        calibration.resolve(verb, target)  # a one-line error for an unknown or unsuitable record
-    found = calibration.calibration_targets() if verb == "calibrate" else calibration.accountant_targets()
     rows = [] if target not in (None, calibration.BUILTIN) else [_builtin_row(verb)]
-    rows += [t.describe() for t in found if target in (None, t.record.id)]
+    if target is None:  # every record's, from spec.index (no paper imported)
+        from spec import index
+
+        rows += index.calibration_rows() if verb == "calibrate" else index.accountant_rows()
+    elif target != calibration.BUILTIN:  # one record's, from the record itself
+        rows += [t.describe() for t in calibration.targets_of(verb, target)]
     if as_json:
         return rows
     widths = [max(len(row[k]) for row in rows) for k in ("target", "name", "computes")]
@@ -365,102 +352,78 @@ def _list(args, verb: str):
 
 
 def _builtin_row(verb: str) -> dict:
+    """The alias ``gaussian`` in ``--list``: the records it stands for."""
+    from spec.calibrations import ALIASES
+
+    table = ALIASES["gaussian"]
     if verb == "calibrate":
-        return {"target": "gaussian", "name": "--method", "computes": "sigma",
-                "source": "classic, analytic (default), zhang17, zcdp", "required": ["epsilon", "delta", "sensitivity"],
-                "optional": {"steps": 1}, "statement": "the Gaussian mechanism's noise standard deviation"}
-    return {"target": "gaussian", "name": "--accountant", "computes": "epsilon",
-            "source": "exact, zcdp, rdp; --sampling poisson|without-replacement",
+        names = ", ".join(f"{k} ({r} {c})" for k, (r, c, _) in table["calibrations"].items())
+        return {"target": "gaussian", "name": "--calibration", "computes": "sigma", "source": f"alias of {names}",
+                "required": ["epsilon", "delta", "sensitivity"], "optional": {"steps": 1},
+                "statement": "the Gaussian mechanism's noise standard deviation (the default: analytic)"}
+    names = ", ".join(f"{k} ({r})" for k, r in table["accountants"].items())
+    return {"target": "gaussian", "name": "--accountant", "computes": "epsilon", "source": f"alias of {names}",
             "required": ["sigma", "sensitivity", "delta"], "optional": {"steps": 1, "sampling_rate": None},
             "statement": "epsilon of T (optionally subsampled) Gaussian steps"}
 
 
-def _record_target(args, verb: str):
-    """Run a record's calibration or accountant (dperm.calibration checks the canonical options)."""
+def _target_of(args, verb: str):
+    """The spec target of ``dperm VERB TARGET`` and, for the alias gaussian, the alias name it took."""
     from dperm import calibration
+    from spec.calibrations import ALIASES
 
-    for flag in _BUILTIN_ONLY[verb]:
-        if _given(args, flag):
-            raise _UsageError(f"{flag} applies only to {verb} gaussian")
-    target = calibration.resolve(verb, args.target, getattr(args, "calibration", None))
-    run = calibration.calibrate if verb == "calibrate" else calibration.epsilon
-    out = run(target, canonical_values(args))
-    return out if args.json else repr(out[target.computes])
-
-
-def _is_builtin(args, verb: str) -> bool:
     if args.target is None:
         raise _UsageError(f"{verb} needs a target: gaussian or a record id (see dperm {verb} --list)")
-    return args.target == "gaussian"
-
-
-def _calibrate(args):
-    from spec import gaussian, zcdp, zhang17
-
-    if args.list:
-        return _list(args, "calibrate")
-    if not _is_builtin(args, "calibrate"):
-        return _record_target(args, "calibrate")
-    _check_builtin_options(args, "calibrate")
-    _require(args, "calibrate", ("epsilon", "delta", "sensitivity"))
-    method = args.method or "analytic"
-    steps = 1 if args.steps is None else args.steps
-    kw = dict(epsilon=args.epsilon, delta=args.delta, sensitivity=args.sensitivity)
-    if method in ("classic", "zhang17") and steps != 1:
-        raise _UsageError(f"--steps ({steps}) applies only to --method analytic or zcdp")
-    if method == "classic":
-        sigma = gaussian.classic_sigma(**kw)
-    elif method == "zhang17":
-        sigma = zhang17.gaussian_sigma(**kw)
-    elif method == "analytic":
-        sigma = gaussian.analytic_sigma(**kw, steps=steps)
-    else:
-        sigma = zcdp.gaussian_sigma(**kw, steps=steps)
-    if args.json:
-        return {"mechanism": "gaussian", "method": method, **kw, "steps": steps,
-                "neighbouring": _ANY_RELATION, "sigma": sigma}
-    return repr(sigma)
-
-
-def _epsilon(args):
-    from spec import gaussian, rdp, zcdp
-
-    if args.list:
-        return _list(args, "epsilon")
-    if not _is_builtin(args, "epsilon"):
-        return _record_target(args, "epsilon")
-    _check_builtin_options(args, "epsilon")
-    _require(args, "epsilon", ("sigma", "sensitivity", "delta"))
-    steps = 1 if args.steps is None else args.steps
+    if args.target != calibration.BUILTIN:
+        for flag in _BUILTIN_ONLY[verb]:
+            if _given(args, flag):
+                raise _UsageError(f"{flag} applies only to {verb} gaussian")
+        return calibration.resolve(verb, args.target, args.calibration), None
+    table = ALIASES[calibration.BUILTIN]
+    if verb == "calibrate":
+        if args.method is not None and args.calibration is not None and args.method != args.calibration:
+            raise _UsageError(f"--method ({args.method}) and --calibration ({args.calibration}) disagree; "
+                              "--method is the older spelling of --calibration")
+        name = args.calibration or args.method or next(iter(table["calibrations"]))
+        return calibration.resolve(verb, args.target, name), name
     sampled = args.sampling_rate is not None and args.sampling_rate != 1.0
     if args.sampling is not None and args.sampling_rate is None:
         raise _UsageError("--sampling needs --sampling-rate")
     if sampled and args.sampling is None:
         raise _UsageError("--sampling-rate needs --sampling poisson|without-replacement")
-    accountant = args.accountant or ("rdp" if sampled else "exact")
-    if sampled and accountant != "rdp":
-        raise _UsageError(f"--accountant {accountant} does not handle subsampling; use --accountant rdp")
-    kw = dict(sigma=args.sigma, sensitivity=args.sensitivity)
-    order = None
-    if accountant == "exact":
-        eps = gaussian.exact_epsilon(args.delta, **kw, steps=steps)
-    elif accountant == "zcdp":
-        eps = zcdp.epsilon_gaussian(**kw, delta=args.delta, steps=steps)
-    else:
-        eps, order = rdp.epsilon_and_order(**kw, delta=args.delta, steps=steps,
-                                           sampling_rate=args.sampling_rate if sampled else None,
-                                           sampling=args.sampling if sampled else None)
-    if not sampled:
-        neighbouring = _ANY_RELATION
-    elif args.sampling == "poisson":
-        neighbouring = rdp.POISSON_SUBSAMPLED_GAUSSIAN.privacy.neighbouring.value
-    else:
-        neighbouring = rdp.WITHOUT_REPLACEMENT_SUBSAMPLED_GAUSSIAN.privacy.neighbouring.value
-    if args.json:
-        return {"mechanism": "gaussian", "accountant": accountant, **kw, "delta": args.delta,
-                "steps": steps, "sampling_rate": args.sampling_rate, "sampling": args.sampling,
-                "neighbouring": neighbouring, "epsilon": eps, "order": order}
-    return repr(eps)
+    name = args.accountant or ("rdp" if sampled else next(iter(table["accountants"])))
+    return calibration.resolve(verb, args.target, args.calibration, accountant=name,
+                               sampling=args.sampling if sampled else None), name
+
+
+def _run_target(args, verb: str):
+    """Run a record's calibration or accountant (the alias gaussian names one); spec.calibrations checks
+    the canonical options and computes."""
+    from dperm import calibration
+
+    if args.list:
+        return _list(args, verb)
+    target, alias = _target_of(args, verb)
+    values = canonical_values(args)
+    if alias is not None and values.get("sampling_rate") == 1.0:
+        values.pop("sampling_rate")  # sampling everything is no sampling
+    flag = "--calibration" if verb == "calibrate" else "--accountant"
+    shown = None if alias is None else f"{verb} gaussian {flag} {alias} ({target.record.id})"
+    out = (calibration.calibrate if verb == "calibrate" else calibration.epsilon)(target, values, shown=shown)
+    if alias is not None:
+        sampled = "sampling_rate" in values
+        named = {"method": alias} if verb == "calibrate" else {"accountant": alias, "source": out["accountant"]}
+        out = {"alias": calibration.BUILTIN, **out, **named,
+               "neighbouring": out["neighbouring"] if sampled else calibration.ANY_RELATION}
+    return out if args.json else repr(out[target.computes])
+
+
+def _calibrate(args):
+    return _run_target(args, "calibrate")
+
+
+def _epsilon(args):
+    return _run_target(args, "epsilon")
 
 
 def _strict_json(out: dict) -> dict:
@@ -492,8 +455,7 @@ def _run_verb(args):
     leaks = []
     for w in caught:
         if issubclass(w.category, PrivacyLeakWarning):
-            # the library's advice names its Python function; on the command line it is a flag
-            leaks.append(str(w.message).splitlines()[0].replace("use spec.gaussian.analytic_sigma", "use --method analytic"))
+            leaks.append(str(w.message).splitlines()[0])
         else:  # not ours to reformat: hand it back to the warnings machinery
             warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
     return out, status, leaks

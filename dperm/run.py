@@ -69,9 +69,9 @@ SHOWN_RUNS = 10
 def algorithm_in(argv: list[str]) -> str | None:
     """The algorithm named on a ``dperm run`` command line (to add its options before parsing):
     the first word that is an algorithm id, else the config file's ``algorithm``."""
-    from reference.algorithms import algorithms
+    from spec import index  # the algorithm ids without importing every paper
 
-    table = algorithms()
+    table = set(index.algorithm_ids())
     for token in argv:
         if token in table:
             return token
@@ -114,26 +114,43 @@ def add_arguments(parser: argparse.ArgumentParser, algorithm: str | None) -> Non
     if algorithm is None:
         return
     from dperm import introspection
-    from reference.algorithms import algorithms
 
-    function = algorithms().get(algorithm)
-    if function is None:
+    found = _table()["parameters"].get(algorithm)  # --help imports no paper
+    if found is None:
         return
-    group = parser.add_argument_group(f"parameters of {algorithm} ({function.__module__}.{function.__name__})")
-    for p in introspection.parameters(function):
-        spellings = [p.option] + ([f"--{p.name}"] if "_" in p.name else [])
-        if p.canonical:
-            kind = typed(integer if p.integer else number, p.option)
-            metavar = "INT" if p.integer else "X"
+    group = parser.add_argument_group(f"parameters of {algorithm} ({found['function']})")
+    for p in found["parameters"]:
+        spellings = [p["option"]] + ([f"--{p['name']}"] if "_" in p["name"] else [])
+        if p["canonical"]:
+            kind = typed(integer if p["integer"] else number, p["option"])
+            metavar = "INT" if p["integer"] else "X"
         else:
-            kind, metavar = introspection.loose_value, "{" + ",".join(p.choices) + "}" if p.choices else "VALUE"
-        text = p.meaning or p.name
-        if p.required:
+            kind = introspection.loose_value
+            metavar = "{" + ",".join(p["choices"]) + "}" if p["choices"] else "VALUE"
+        text = p["meaning"] or p["name"]
+        if p["required"]:
             text += " (required)"
         elif "default" not in text.lower():  # the docstring may state the default already
-            text += f" (default {p.default!r})"
-        group.add_argument(*spellings, dest=f"param_{p.name}", type=kind, metavar=metavar, default=None,
+            text += f" (default {p['default']})"
+        group.add_argument(*spellings, dest=f"param_{p['name']}", type=kind, metavar=metavar, default=None,
                            help=text)
+
+
+def _parameter_table() -> dict:
+    """Algorithm id -> its function and parameters, as add_arguments shows them (defaults by repr)."""
+    from dperm import introspection
+    from reference.algorithms import algorithms
+
+    return {
+        algorithm: {
+            "function": f"{function.__module__}.{function.__name__}",
+            "parameters": [{"name": p.name, "option": p.option, "canonical": p.canonical, "integer": p.integer,
+                            "choices": list(p.choices) if p.choices else None, "meaning": p.meaning,
+                            "required": p.required, "default": repr(p.default)}
+                           for p in introspection.parameters(function)],
+        }
+        for algorithm, function in algorithms().items()
+    }
 
 
 # ------------------------------------------------------------------------------------- inputs
@@ -273,7 +290,26 @@ def _describe(obj) -> str:
     return repr(obj)
 
 
+def _table() -> dict:
+    """What --list and ALGORITHM --help show. Building it imports every paper, so it is kept by
+    spec.cache (keyed by the sources of spec, reference and dperm) and built once."""
+    from spec import cache
+
+    def build():
+        return {"listing": _listing_data(), "parameters": _parameter_table()}
+
+    return cache.cached("run-table", build, packages=("spec", "reference", "dperm"))
+
+
 def _listing(as_json: bool):
+    found = _table()["listing"]
+    rows, losses, domains = found["algorithms"], found["losses"], found["domains"]
+    if as_json:
+        return {"algorithms": rows, "losses": losses, "domains": domains}
+    return _listing_text(rows, losses, domains)
+
+
+def _listing_data() -> dict:
     from dperm import introspection
     from reference.algorithms import algorithms
 
@@ -295,8 +331,10 @@ def _listing(as_json: bool):
 
     losses = {name: keywords(cls) for name, cls in sorted(introspection.loss_classes().items())}
     domains = {name: keywords(cls) for name, cls in sorted(introspection.domain_classes().items())}
-    if as_json:
-        return {"algorithms": rows, "losses": losses, "domains": domains}
+    return {"algorithms": rows, "losses": losses, "domains": domains}
+
+
+def _listing_text(rows, losses, domains) -> str:
     width = max(len(r["algorithm"]) for r in rows)
     lines = ["algorithms (reference.<paper>.ALGORITHMS; dperm run ALGORITHM --help for the meanings):"]
     for r in rows:

@@ -15,13 +15,15 @@ KeyError: "no spec record with id 'gaussian.analytc'; did you mean gaussian.anal
 
 Every record is listed by ``spec.records()`` (sorted by id) and rendered by ``dperm spec ID``.
 
+Importing ``spec`` imports no record module: ``spec.get(id)`` imports the one that defines ``id``
+(:mod:`spec.index`), a paper package imports a section when one of its names is used
+(:mod:`spec.lazy`), and ``spec.records()`` imports them all.
+
 ``spec`` is pure: sympy formulas, mpmath evaluation, no randomness and no numpy arrays. It
 imports nothing else of dperm; ``reference`` and ``audits`` import it.
 """
 
 from __future__ import annotations
-
-import importlib
 
 from spec.errors import (
     AssumptionError,
@@ -49,13 +51,14 @@ from spec.record import (
     Symbol,
     UtilityClaim,
 )
-from spec.registry import get, ids, records, register
+from spec.registry import get, ids, load_all, records, register
 
 __all__ = [
     "get",
     "ids",
     "records",
     "register",
+    "load_all",
     "SpecRecord",
     "Citation",
     "Conventions",
@@ -81,7 +84,7 @@ __all__ = [
 ]
 
 #: Flat modules of privacy primitives and accountants shared by several papers; each defines and
-#: registers records.
+#: registers records (imported on demand: :func:`spec.registry.load_all`).
 PRIMITIVE_MODULES: tuple[str, ...] = (
     "gaussian",
     "laplace",
@@ -105,12 +108,3 @@ def paper_packages() -> tuple[str, ...]:
 
     return tuple(sorted(m.name for m in pkgutil.iter_modules(__path__) if m.ispkg))
 
-
-def _load_record_modules() -> None:
-    for name in PRIMITIVE_MODULES:
-        importlib.import_module(f"spec.{name}")
-    for name in paper_packages():
-        importlib.import_module(f"spec.{name}")
-
-
-_load_record_modules()

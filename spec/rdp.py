@@ -36,7 +36,7 @@ from typing import Sequence
 import mpmath
 import sympy as sp
 
-from spec import validate
+from spec import cache, validate
 from spec.errors import ParameterError
 from spec.rdp_subsampled import (
     DEFAULT_INTEGER_ORDERS,
@@ -264,6 +264,7 @@ _WBK19_THM27_MJ = sp.Min(
 )
 
 
+@cache.derivation
 def _wbk19_expr(mj):
     series = _WBK19_TWO + sp.Sum(_gamma**_j * sp.binomial(ALPHA, _j) * mj, (_j, 3, ALPHA))
     return sp.Min(GAUSSIAN_RDP, sp.log(1 + series) / (ALPHA - 1))
@@ -273,24 +274,38 @@ _WBK19_THM9_RDP = _wbk19_expr(_WBK19_THM9_MJ)
 _WBK19_THM27_RDP = _wbk19_expr(_WBK19_THM27_MJ)
 
 # --------------------------------------------------------------------------- accountants
-# (named functions so that records render "certificate: spec.rdp.<name> - <first doc line>")
+# (named functions so that records render "certificate: spec.rdp.<name> - <first doc line>"). Each
+# carries ``report``: the same computation with the minimising order (spec.calibrations.epsilon).
+
+
+def _with_order(sampling: str | None):
+    def report(*, sigma, sensitivity, delta, steps=1, sampling_rate=None) -> dict:
+        eps, order = epsilon_and_order(sigma=sigma, sensitivity=sensitivity, delta=delta, steps=steps,
+                                       sampling_rate=sampling_rate, sampling=sampling)
+        return {"epsilon": eps, "order": order}
+    return report
 
 
 def _gaussian_accountant(*, sigma, sensitivity, delta, steps=1):
     """Certified epsilon of `steps` Gaussian releases (RDP over DEFAULT_ORDERS, CKS20 conversion)."""
-    return epsilon(sigma=sigma, sensitivity=sensitivity, delta=delta, steps=steps)
+    return _gaussian_accountant.report(sigma=sigma, sensitivity=sensitivity, delta=delta, steps=steps)["epsilon"]
 
 
 def _poisson_accountant(*, sigma, sensitivity, sampling_rate, delta, steps=1):
     """Certified epsilon of `steps` Poisson-subsampled Gaussian releases (MTZ19 over DEFAULT_ORDERS, CKS20)."""
-    return epsilon(sigma=sigma, sensitivity=sensitivity, delta=delta, steps=steps,
-                   sampling_rate=sampling_rate, sampling="poisson")
+    return _poisson_accountant.report(sigma=sigma, sensitivity=sensitivity, delta=delta, steps=steps,
+                                      sampling_rate=sampling_rate)["epsilon"]
 
 
 def _without_replacement_accountant(*, sigma, sensitivity, sampling_rate, delta, steps=1):
     """Certified epsilon of `steps` without-replacement-subsampled Gaussian releases (WBK19 Thm 27, CKS20)."""
-    return epsilon(sigma=sigma, sensitivity=sensitivity, delta=delta, steps=steps,
-                   sampling_rate=sampling_rate, sampling="without-replacement")
+    return _without_replacement_accountant.report(sigma=sigma, sensitivity=sensitivity, delta=delta, steps=steps,
+                                                  sampling_rate=sampling_rate)["epsilon"]
+
+
+_gaussian_accountant.report = _with_order(None)
+_poisson_accountant.report = _with_order("poisson")
+_without_replacement_accountant.report = _with_order("without-replacement")
 
 
 # --------------------------------------------------------------------------- records

@@ -28,7 +28,7 @@ paper symbols stay inside the records.
 >>> record.evaluate("sigma", epsilon=2.0, delta=1e-5, sensitivity=1.0)
 Traceback (most recent call last):
 ...
-spec.errors.AssumptionError: gaussian.classic: assumption 'epsilon_lt_1' (the proof of Theorem A.1 needs epsilon < 1) fails at delta=1e-05, epsilon=2.0, sensitivity=1.0
+spec.errors.AssumptionError: gaussian.classic: assumption 'epsilon_lt_1' (the proof of Theorem A.1 needs epsilon < 1) fails at delta=1e-05, epsilon=2.0, sensitivity=1.0 (decided exactly, and again with each side rounded to the nearest double, as a value typed as a decimal is)
 
 **Calibrations** (what ``dperm calibrate RECORD_ID`` runs). A record's noise is calibrated by
 one of its formulas named after a noise parameter (:data:`NOISE_PARAMETERS`: ``sigma``,
@@ -54,7 +54,7 @@ from typing import Callable, Mapping
 import mpmath
 import sympy as sp
 
-from spec import validate
+from spec import cache, validate
 from spec.errors import AssumptionError, ParameterError
 from spec.vocabulary import VOCABULARY
 
@@ -81,6 +81,7 @@ __all__ = [
     "PRECISION_DIGITS",
     "NOISE_PARAMETERS",
     "round_safe",
+    "ROUNDING_NOTE",
 ]
 
 #: Decimal digits used when evaluating formulas and accountants with mpmath.
@@ -333,31 +334,47 @@ def _evaluate_expr(expr: sp.Basic, subs: Mapping[sp.Symbol, object]):
         return fn(*[_mp(subs[s]) for s in free])
 
 
+#: How an assumption that fails exactly is decided again, in the words of the error message.
+ROUNDING_NOTE = ("decided exactly, and again with each side rounded to the nearest double, as a value typed "
+                 "as a decimal is")
+
+
 @dataclass(frozen=True)
 class Assumption:
-    """A hypothesis of a theorem as a sympy relation (or boolean combination of relations)."""
+    """A hypothesis of a theorem as a sympy relation (or boolean combination of relations).
+
+    Decided in 50-digit arithmetic; a relation that fails exactly is decided again with each side
+    rounded to the nearest double (:data:`ROUNDING_NOTE`), so ``learning_rate = 10`` typed for
+    ``1/smoothness`` at ``smoothness = 0.1`` (whose double is a little above 1/10) is on the
+    boundary, not beyond it. Never more than that half ulp; strict stays strict (``epsilon < 1``
+    refuses ``1.0``); a negated relation is decided exactly.
+    """
 
     name: str
     relation: sp.Basic
     statement: str
 
-    def holds(self, subs: Mapping[sp.Symbol, object]) -> bool:
-        """Decide the relation at the given values (50-digit mpmath arithmetic)."""
-        rel = self.relation
-        return _decide(rel, subs)
+    def holds(self, subs: Mapping[sp.Symbol, object], *, exact: bool = False) -> bool:
+        """Decide the relation at the given values (50-digit mpmath arithmetic; ``exact=False``:
+        within the rounding of each side to the nearest double, see the class docstring)."""
+        return _decide(self.relation, subs, not exact)
 
 
-def _decide(rel, subs) -> bool:
+_OPERATORS = {"<": lambda a, b: a < b, "<=": lambda a, b: a <= b, ">": lambda a, b: a > b, ">=": lambda a, b: a >= b,
+              "==": lambda a, b: a == b, "!=": lambda a, b: a != b}
+
+
+def _decide(rel, subs, rounding: bool = True) -> bool:
     if rel is sp.true or rel is True:
         return True
     if rel is sp.false or rel is False:
         return False
     if isinstance(rel, sp.And):
-        return all(_decide(a, subs) for a in rel.args)
+        return all(_decide(a, subs, rounding) for a in rel.args)
     if isinstance(rel, sp.Or):
-        return any(_decide(a, subs) for a in rel.args)
+        return any(_decide(a, subs, rounding) for a in rel.args)
     if isinstance(rel, sp.Not):
-        return not _decide(rel.args[0], subs)
+        return not _decide(rel.args[0], subs, False)
     if isinstance(rel, sp.core.relational.Relational):
         lhs = _evaluate_expr(rel.lhs, subs)
         rhs = _evaluate_expr(rel.rhs, subs)
@@ -366,19 +383,11 @@ def _decide(rel, subs) -> bool:
             if mpmath.im(lhs) != 0 or mpmath.im(rhs) != 0:
                 return False
             lhs, rhs = mpmath.re(lhs), mpmath.re(rhs)
-        op = rel.rel_op
-        if op == "<":
-            return bool(lhs < rhs)
-        if op == "<=":
-            return bool(lhs <= rhs)
-        if op == ">":
-            return bool(lhs > rhs)
-        if op == ">=":
-            return bool(lhs >= rhs)
-        if op == "==":
-            return bool(lhs == rhs)
-        if op == "!=":
-            return bool(lhs != rhs)
+        compare = _OPERATORS[rel.rel_op]
+        if bool(compare(lhs, rhs)):
+            return True
+        # the boundary typed as a decimal: each side as the double nearest to it
+        return rounding and rel.rel_op in ("<", "<=", ">", ">=") and bool(compare(float(lhs), float(rhs)))
     raise TypeError(f"cannot decide assumption {rel!r}")
 
 
@@ -562,6 +571,16 @@ class Line:
             raise ValueError(f"line label ({self.label!r}) must look like 'L1'")
 
 
+@cache.derivation  # sympy's limits are slow, and dperm spec ID shows every rate
+def _exponent(bound, x, where):
+    point = sp.oo if where == "oo" else sp.Integer(0)
+    direction = "-" if where == "oo" else "+"
+    slope = sp.simplify(x * sp.diff(sp.log(bound), x))
+    limit = sp.limit(slope, x, point, dir=direction)
+    # log(1/delta) and -log(delta) may both appear; expanding the logarithms lets them cancel
+    return sp.nsimplify(sp.simplify(sp.expand_log(limit)))
+
+
 def _record_id_ok(rid: str) -> bool:
     head, _, tail = rid.partition(".")
     return bool(head) and bool(tail) and all(c.isalnum() or c in "_-." for c in rid)
@@ -706,7 +725,7 @@ class SpecRecord:
             if not a.holds(subs):
                 shown = ", ".join(f"{k}={values[k]!r}" for k in sorted(values))
                 raise AssumptionError(
-                    f"{self.id}: assumption {a.name!r} ({a.statement}) fails at {shown}",
+                    f"{self.id}: assumption {a.name!r} ({a.statement}) fails at {shown} ({ROUNDING_NOTE})",
                     record=self.id,
                     assumption=a.name,
                     values=values,
@@ -717,11 +736,12 @@ class SpecRecord:
         subs = self._subs(values)
         return tuple(a for a in self.assumptions if not set(a.relation.free_symbols) <= set(subs))
 
-    def failed_assumptions(self, **values: float) -> tuple[Assumption, ...]:
-        """Every assumption decidable at ``values`` that fails (:meth:`check` raises on the first)."""
+    def failed_assumptions(self, *, exact: bool = False, **values: float) -> tuple[Assumption, ...]:
+        """Every assumption decidable at ``values`` that fails (:meth:`check` raises on the first);
+        ``exact=True``: without :class:`Assumption`'s rounding tolerance (for computed values)."""
         subs = self._subs(values)
         return tuple(a for a in self.assumptions
-                     if set(a.relation.free_symbols) <= set(subs) and not a.holds(subs))
+                     if set(a.relation.free_symbols) <= set(subs) and not a.holds(subs, exact=exact))
 
     def evaluate(self, name: str, *, check: bool = True, **values: float) -> float | int:
         """Evaluate formula ``name`` at ``values`` and round it in the safe direction.
@@ -785,16 +805,7 @@ class SpecRecord:
         exponents ``{"n": 0, "p": 1/2, "epsilon": -1}``.
         """
         claim = self.utility[index]
-        out = {}
-        for name, where in claim.rates:
-            x = self.symbol(name)
-            point = sp.oo if where == "oo" else sp.Integer(0)
-            direction = "-" if where == "oo" else "+"
-            slope = sp.simplify(x * sp.diff(sp.log(claim.bound), x))
-            limit = sp.limit(slope, x, point, dir=direction)
-            # log(1/delta) and -log(delta) may both appear; expanding the logarithms lets them cancel
-            out[name] = sp.nsimplify(sp.simplify(sp.expand_log(limit)))
-        return out
+        return {name: _exponent(claim.bound, self.symbol(name), where) for name, where in claim.rates}
 
     # ------------------------------------------------------------------ rendering
     def __str__(self) -> str:

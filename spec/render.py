@@ -17,8 +17,10 @@ def _wrap(text: str, indent: str = "  ") -> str:
     return textwrap.fill(text, width=_WIDTH, initial_indent=indent, subsequent_indent=indent + "  ")
 
 
-def one_line(record: SpecRecord) -> str:
-    """``id  citation  summary`` for listings."""
+def one_line(record: SpecRecord | dict) -> str:
+    """``id  citation  summary`` for listings (of a record, or of its row in :mod:`spec.index`)."""
+    if isinstance(record, dict):
+        return f"{record['id']:<28} {record['citation']:<34} {record['summary']}"
     return f"{record.id:<28} {str(record.citation):<34} {record.summary}"
 
 

@@ -18,6 +18,8 @@ privacy loss is bounded by epsilon, and a bounded loss with that range has Renyi
 
 from __future__ import annotations
 
+import dataclasses
+
 from typing import Sequence
 
 import mpmath
@@ -399,7 +401,11 @@ GAUSSIAN = register(GAUSSIAN)
 COMPOSITION = register(COMPOSITION)
 TO_DP = register(TO_DP)
 RHO_STAR = register(RHO_STAR)
-GAUSSIAN_CALIBRATION = register(GAUSSIAN_CALIBRATION)
+# the inverse question (the epsilon of a given sigma) is the accountant of the same chain
+GAUSSIAN_CALIBRATION = register(dataclasses.replace(
+    GAUSSIAN_CALIBRATION,
+    privacy=dataclasses.replace(GAUSSIAN_CALIBRATION.privacy, accountant=epsilon_gaussian),
+))
 FROM_PURE_DP = register(FROM_PURE_DP)
 
 #: The records this module registers.

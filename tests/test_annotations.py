@@ -23,11 +23,15 @@ ROOT = Path(__file__).resolve().parent.parent
 #: Modules whose public API is fully annotated (paths from the repository root).
 ANNOTATED = (
     "spec/__init__.py",
+    "spec/cache.py",
+    "spec/calibrations.py",
     "spec/composition.py",
     "spec/errors.py",
     "spec/exponential.py",
     "spec/gaussian.py",
+    "spec/index.py",
     "spec/inversion.py",
+    "spec/lazy.py",
     "spec/laplace.py",
     "spec/profiles.py",
     "spec/rdp.py",

@@ -86,3 +86,49 @@ def test_the_audit_suite_is_not_a_package_and_the_harness_does_not_import_it():
                 assert not (node.module or "").startswith("audits.suite"), path
             elif isinstance(node, ast.Import):
                 assert not any(a.name.startswith("audits.suite") for a in node.names), path
+
+
+def test_audits_do_not_import_dperm():
+    """The command line sits on top: spec <- reference <- audits <- dperm. audits/profiles.py imported
+    dperm.calibration (the one upward arrow); the calibration targets now live in spec.calibrations."""
+    offenders = []
+    for path in sorted((ROOT / "audits").rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            names = ([node.module or ""] if isinstance(node, ast.ImportFrom)
+                     else [a.name for a in node.names] if isinstance(node, ast.Import) else [])
+            offenders += [f"{path.relative_to(ROOT)}:{node.lineno} {n}" for n in names
+                          if n == "dperm" or n.startswith("dperm.")]
+    assert not offenders, offenders
+
+
+#: Hand-written searches that are not calibrations (file -> (number of matches, why)). Every search
+#: over a calibration goes through spec.inversion; a new match anywhere else fails the test below.
+_NOT_CALIBRATIONS = {
+    "reference/wang17/mirror_maps.py": (1, "the p-norm mirror step's multiplier (an algorithm step)"),
+    "reference/domains/base.py": (1, "the centre of a bounding box (no search)"),
+    "reference/domains/intersection.py": (2, "projection onto an intersection: its KKT multiplier"),
+    "reference/wang19/mirror_descent.py": (1, "the p-norm step's multiplier (vectorised over runs)"),
+    "audits/tradeoffs.py": (1, "a zCDP claim's trade-off bound on a grid (vectorised; kept on the claim's side)"),
+    "audits/stats.py": (1, "the run count that reaches a power (experimental design)"),
+    "audits/design.py": (1, "the run count that reaches a power in simulation (experimental design)"),
+    "audits/search.py": (1, "the centre of a box (no search)"),
+    "dperm/crossref.py": (1, "the line of a character offset (the bisect module)"),
+}
+_SEARCH = (r"\(\s*lo\s*\+\s*hi\s*\)|\(\s*low\s*\+\s*high\s*\)|sqrt\(\s*lo\s*\*\s*hi\s*\)|sqrt\(\s*low\s*\*\s*high\s*\)"
+           r"|findroot|brentq|optimize\.bisect|root_scalar|import bisect")
+
+
+def test_one_inversion_helper():
+    """grep finds no bisection over a calibration outside spec.inversion (issue 19)."""
+    import re
+
+    found = {}
+    for root in ("spec", "reference", "audits", "dperm"):
+        for path in sorted((ROOT / root).rglob("*.py")):
+            rel = str(path.relative_to(ROOT))
+            if rel == "spec/inversion.py":
+                continue
+            count = len(re.findall(_SEARCH, path.read_text()))
+            if count:
+                found[rel] = count
+    assert found == {k: n for k, (n, _) in _NOT_CALIBRATIONS.items()}, found

@@ -128,7 +128,7 @@ def dp_gd(data, *, loss, epsilon, delta, steps=None, learning_rate=None, output=
     if learning_rate is None:
         eta = _spec.ALG_4.evaluate("learning_rate", smoothness=smooth)
         # the record rounds 1/L to nearest; the box needs eta <= 1/L exactly: step down an ulp if needed
-        while _spec.ALG_4.failed_assumptions(learning_rate=eta, smoothness=smooth):
+        while _spec.ALG_4.failed_assumptions(learning_rate=eta, smoothness=smooth, exact=True):
             eta = math.nextafter(eta, 0.0)
     else:
         eta = validate.positive("learning_rate", learning_rate)

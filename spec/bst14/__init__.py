@@ -48,69 +48,43 @@ Each module's docstring holds the derivations behind its records' flags.
 
 from __future__ import annotations
 
-from spec.bst14 import (
-    exponential_sampling,
-    grid_walk,
-    localization,
-    lower_bounds,
-    noisy_sgd,
-    noisy_sgd_privacy,
-    symbols,
-    table_i,
-)
-from spec.bst14.exponential_sampling import ALG_2, THM_III_1, THM_III_2
-from spec.bst14.grid_walk import THM_III_4, fallback_log_ratio_bound
-from spec.bst14.localization import (
-    ALG_3,
-    ALG_4,
-    LEMMA_IV_2,
-    THM_IV_1,
-    THM_IV_3,
-    localization_parameters,
-)
-from spec.bst14.lower_bounds import LEMMA_V_1, THM_V_2, THM_V_3, THM_V_4, THM_V_5
-from spec.bst14.noisy_sgd import (
-    ALG_1,
-    LEMMA_II_2,
-    LEMMA_II_3,
-    LEMMA_II_5,
-    LEMMA_II_6,
-    THM_II_4,
-)
-from spec.bst14.noisy_sgd_privacy import (
-    ACCOUNTANT_ORDERS,
-    CALIBRATIONS,
-    THM_II_1,
-    CalibrationRow,
-    calibration_table,
-    certified_epsilon,
-    composition_overshoot,
-    noise_gd_sigma,
-    sigma_accountant,
-    sigma_analytic_chain,
-    union_bound_overshoot,
-)
-from spec.bst14.table_i import TABLE_I, TableCell, table_cell, table_cells
+from spec.lazy import package
 
 __all__ = [
-    "ALG_1", "THM_II_1", "LEMMA_II_2", "LEMMA_II_3", "THM_II_4", "LEMMA_II_5", "LEMMA_II_6",
-    "ALG_2", "THM_III_1", "THM_III_2", "THM_III_4",
-    "ALG_3", "ALG_4", "THM_IV_1", "LEMMA_IV_2", "THM_IV_3",
-    "LEMMA_V_1", "THM_V_2", "THM_V_3", "THM_V_4", "THM_V_5",
-    "TABLE_I", "RECORDS",
-    "CALIBRATIONS", "ACCOUNTANT_ORDERS", "TableCell", "CalibrationRow",
-    "noise_gd_sigma", "certified_epsilon", "sigma_analytic_chain", "sigma_accountant",
-    "union_bound_overshoot", "composition_overshoot", "calibration_table",
-    "fallback_log_ratio_bound", "localization_parameters", "table_cells", "table_cell",
-    "symbols", "noisy_sgd", "noisy_sgd_privacy", "exponential_sampling", "grid_walk",
-    "localization", "lower_bounds", "table_i",
+    "ALG_1", "THM_II_1", "LEMMA_II_2", "LEMMA_II_3", "THM_II_4", "LEMMA_II_5", "LEMMA_II_6", "ALG_2",
+    "THM_III_1", "THM_III_2", "THM_III_4", "ALG_3", "ALG_4", "THM_IV_1", "LEMMA_IV_2", "THM_IV_3", "LEMMA_V_1",
+    "THM_V_2", "THM_V_3", "THM_V_4", "THM_V_5", "TABLE_I", "RECORDS", "CALIBRATIONS", "ACCOUNTANT_ORDERS",
+    "TableCell", "CalibrationRow", "noise_gd_sigma", "certified_epsilon", "sigma_analytic_chain",
+    "sigma_accountant", "union_bound_overshoot", "composition_overshoot", "calibration_table",
+    "fallback_log_ratio_bound", "localization_parameters", "table_cells", "table_cell", "symbols", "noisy_sgd",
+    "noisy_sgd_privacy", "exponential_sampling", "grid_walk", "localization", "lower_bounds", "table_i",
 ]
 
-#: The records this package registers.
-RECORDS = (
-    ALG_1, THM_II_1, LEMMA_II_2, LEMMA_II_3, THM_II_4, LEMMA_II_5, LEMMA_II_6,
-    ALG_2, THM_III_1, THM_III_2, THM_III_4,
-    ALG_3, ALG_4, THM_IV_1, LEMMA_IV_2, THM_IV_3,
-    LEMMA_V_1, THM_V_2, THM_V_3, THM_V_4, THM_V_5,
-    TABLE_I,
-)
+#: Where each exported name lives (imported on first use: spec.lazy).
+_EXPORTS = {
+    "ALG_2": "exponential_sampling", "THM_III_1": "exponential_sampling", "THM_III_2": "exponential_sampling",
+    "THM_III_4": "grid_walk", "fallback_log_ratio_bound": "grid_walk", "ALG_3": "localization",
+    "ALG_4": "localization", "LEMMA_IV_2": "localization", "THM_IV_1": "localization",
+    "THM_IV_3": "localization", "localization_parameters": "localization", "LEMMA_V_1": "lower_bounds",
+    "THM_V_2": "lower_bounds", "THM_V_3": "lower_bounds", "THM_V_4": "lower_bounds", "THM_V_5": "lower_bounds",
+    "ALG_1": "noisy_sgd", "LEMMA_II_2": "noisy_sgd", "LEMMA_II_3": "noisy_sgd", "LEMMA_II_5": "noisy_sgd",
+    "LEMMA_II_6": "noisy_sgd", "THM_II_4": "noisy_sgd", "ACCOUNTANT_ORDERS": "noisy_sgd_privacy",
+    "CALIBRATIONS": "noisy_sgd_privacy", "THM_II_1": "noisy_sgd_privacy", "CalibrationRow": "noisy_sgd_privacy",
+    "calibration_table": "noisy_sgd_privacy", "certified_epsilon": "noisy_sgd_privacy",
+    "composition_overshoot": "noisy_sgd_privacy", "noise_gd_sigma": "noisy_sgd_privacy",
+    "sigma_accountant": "noisy_sgd_privacy", "sigma_analytic_chain": "noisy_sgd_privacy",
+    "union_bound_overshoot": "noisy_sgd_privacy", "TABLE_I": "table_i", "TableCell": "table_i",
+    "table_cell": "table_i", "table_cells": "table_i",
+}
+
+
+def _records(p) -> tuple:
+    """The records this package registers (computed on first use)."""
+    return (
+        p.ALG_1, p.THM_II_1, p.LEMMA_II_2, p.LEMMA_II_3, p.THM_II_4, p.LEMMA_II_5, p.LEMMA_II_6, p.ALG_2,
+        p.THM_III_1, p.THM_III_2, p.THM_III_4, p.ALG_3, p.ALG_4, p.THM_IV_1, p.LEMMA_IV_2, p.THM_IV_3,
+        p.LEMMA_V_1, p.THM_V_2, p.THM_V_3, p.THM_V_4, p.THM_V_5, p.TABLE_I
+    )
+
+
+__getattr__, __dir__ = package(__name__, _EXPORTS, _records)

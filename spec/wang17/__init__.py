@@ -29,31 +29,23 @@ Modules
 
 from __future__ import annotations
 
-from spec.wang17 import (
-    accelerated_mirror_descent,
-    calibration,
-    gradient_descent,
-    moments_accountant,
-    svrg,
-    svrg_plus,
-)
+from spec.lazy import package
 
 __all__ = [
-    "RECORDS",
-    "accelerated_mirror_descent",
-    "calibration",
-    "gradient_descent",
-    "moments_accountant",
-    "svrg",
+    "RECORDS", "accelerated_mirror_descent", "calibration", "gradient_descent", "moments_accountant", "svrg",
     "svrg_plus",
 ]
 
-#: The records this package registers.
-RECORDS = (
-    moments_accountant.RECORDS
-    + calibration.RECORDS
-    + svrg.RECORDS
-    + svrg_plus.RECORDS
-    + accelerated_mirror_descent.RECORDS
-    + gradient_descent.RECORDS
-)
+#: Where each exported name lives (imported on first use: spec.lazy).
+_EXPORTS: dict = {}  # the section modules are the exports
+
+
+def _records(p) -> tuple:
+    """The records this package registers (computed on first use)."""
+    return (
+        p.moments_accountant.RECORDS + p.calibration.RECORDS + p.svrg.RECORDS + p.svrg_plus.RECORDS +
+        p.accelerated_mirror_descent.RECORDS + p.gradient_descent.RECORDS
+    )
+
+
+__getattr__, __dir__ = package(__name__, _EXPORTS, _records)

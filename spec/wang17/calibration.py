@@ -52,6 +52,7 @@ from typing import Callable
 import mpmath
 import sympy as sp
 
+from spec import cache
 from spec import gaussian as _gaussian
 from spec import inversion
 from spec import rdp as _rdp
@@ -208,7 +209,8 @@ _WR = _rdp.WITHOUT_REPLACEMENT_SUBSAMPLED_GAUSSIAN
 _GS = _rdp.GAUSSIAN
 SIGMA_SUBSAMPLED = sigma * sp.sqrt(lam)
 SIGMA_SNAPSHOT = sigma * sp.sqrt(1 - lam)
-_SUBSAMPLED_RDP = _WR.privacy.rdp.subs(
+_SUBSAMPLED_RDP = cache.subs(
+    _WR.privacy.rdp,
     {_WR.symbol("sigma"): SIGMA_SUBSAMPLED, _WR.symbol("sensitivity"): DIFFERENCE_SENSITIVITY,
      _WR.symbol("sampling_rate"): SAMPLING_RATE},
     simultaneous=True,

@@ -38,36 +38,34 @@ Gaussian widths of ``wang19.def_8``; the distance-generating functions' moduli o
 
 from __future__ import annotations
 
-from spec.wang19 import (
-    definitions,
-    dp_pgd,
-    frank_wolfe,
-    frank_wolfe_l1,
-    gaussian_width,
-    mirror_descent,
-    noise,
-    population,
-)
-from spec.wang19.definitions import (
-    DEF_2, DEF_3, DEF_4, DEF_5, DEF_6, DEF_7, FRANK_WOLFE_GAP, GRADIENT_MAPPING, LEMMA_1, LEMMA_3,
-)
-from spec.wang19.dp_pgd import ALG_1, THM_2
-from spec.wang19.frank_wolfe import ALG_2, THM_4
-from spec.wang19.frank_wolfe_l1 import ALG_4, THM_6
-from spec.wang19.gaussian_width import DEF_8, LEMMA_4
-from spec.wang19.mirror_descent import ALG_3, DEF_9, THM_5
-from spec.wang19.noise import EQ_3, LEMMA_2, THM_1, certified_epsilon, sigma, transcript_profile
-from spec.wang19.population import THM_3
+from spec.lazy import package
 
 __all__ = [
     "DEF_2", "DEF_3", "DEF_4", "DEF_5", "DEF_6", "DEF_7", "DEF_8", "DEF_9", "GRADIENT_MAPPING",
-    "FRANK_WOLFE_GAP", "LEMMA_1", "LEMMA_2", "LEMMA_3", "LEMMA_4", "EQ_3", "THM_1", "THM_2", "THM_3",
-    "THM_4", "THM_5", "THM_6", "ALG_1", "ALG_2", "ALG_3", "ALG_4", "sigma", "certified_epsilon",
-    "transcript_profile", "RECORDS",
+    "FRANK_WOLFE_GAP", "LEMMA_1", "LEMMA_2", "LEMMA_3", "LEMMA_4", "EQ_3", "THM_1", "THM_2", "THM_3", "THM_4",
+    "THM_5", "THM_6", "ALG_1", "ALG_2", "ALG_3", "ALG_4", "sigma", "certified_epsilon", "transcript_profile",
+    "RECORDS",
 ]
 
-#: The records this package registers.
-RECORDS = (
-    definitions.RECORDS + gaussian_width.RECORDS + noise.RECORDS + dp_pgd.RECORDS + population.RECORDS
-    + frank_wolfe.RECORDS + mirror_descent.RECORDS + frank_wolfe_l1.RECORDS
-)
+#: Where each exported name lives (imported on first use: spec.lazy).
+_EXPORTS = {
+    "DEF_2": "definitions", "DEF_3": "definitions", "DEF_4": "definitions", "DEF_5": "definitions",
+    "DEF_6": "definitions", "DEF_7": "definitions", "FRANK_WOLFE_GAP": "definitions",
+    "GRADIENT_MAPPING": "definitions", "LEMMA_1": "definitions", "LEMMA_3": "definitions", "ALG_1": "dp_pgd",
+    "THM_2": "dp_pgd", "ALG_2": "frank_wolfe", "THM_4": "frank_wolfe", "ALG_4": "frank_wolfe_l1",
+    "THM_6": "frank_wolfe_l1", "DEF_8": "gaussian_width", "LEMMA_4": "gaussian_width",
+    "ALG_3": "mirror_descent", "DEF_9": "mirror_descent", "THM_5": "mirror_descent", "EQ_3": "noise",
+    "LEMMA_2": "noise", "THM_1": "noise", "certified_epsilon": "noise", "sigma": "noise",
+    "transcript_profile": "noise", "THM_3": "population",
+}
+
+
+def _records(p) -> tuple:
+    """The records this package registers (computed on first use)."""
+    return (
+        p.definitions.RECORDS + p.gaussian_width.RECORDS + p.noise.RECORDS + p.dp_pgd.RECORDS +
+        p.population.RECORDS + p.frank_wolfe.RECORDS + p.mirror_descent.RECORDS + p.frank_wolfe_l1.RECORDS
+    )
+
+
+__getattr__, __dir__ = package(__name__, _EXPORTS, _records)

@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import sympy as sp
 
+from spec import cache
 from spec.record import (
     Assumption,
     BoundKind,
@@ -53,6 +54,7 @@ from spec.record import (
 from spec.registry import register
 from spec.wang19.definitions import SENSITIVITY
 from spec.wang19.noise import (
+    NOISE_CALIBRATIONS,
     RHO_STAR,
     SIGMA,
     SIGMA_MISPLACED_ROOT,
@@ -137,6 +139,7 @@ ALG_1 = register(SpecRecord(
         epsilon=eps,
         delta=delta,
         rho=RHO_STAR,
+        calibrations=NOISE_CALIBRATIONS,
     ),
     flags=(
         Flag(
@@ -204,11 +207,11 @@ TRUE_MAPPING_BOUND_AT = BOUND_AT + sp.sqrt(p) * sigma
 _AT_PAPER = BOUND_SQUARED_AT.subs({gamma: LEARNING_RATE, sigma: SIGMA}, simultaneous=True)
 STEPS_TUNED, _MIN_SQUARED = minimise_in_steps(_AT_PAPER)
 #: E||g_{C,R}||_2 at gamma = 1/(2L), sigma from (3) and T = STEPS_TUNED.
-BOUND = sp.simplify(sp.sqrt(_MIN_SQUARED))
+BOUND = cache.simplify(sp.sqrt(_MIN_SQUARED))
 _PAPER_RATE = (p * _a) ** sp.Rational(1, 4) / sp.sqrt(n * eps)
 #: The hidden constants of the O(.)s, named: steps_tuned = STEPS_CONSTANT * STEPS, bound = BOUND_CONSTANT * rate.
-STEPS_CONSTANT = sp.simplify(STEPS_TUNED / STEPS)
-BOUND_CONSTANT = sp.simplify(BOUND / _PAPER_RATE)
+STEPS_CONSTANT = cache.simplify(STEPS_TUNED / STEPS)
+BOUND_CONSTANT = cache.simplify(BOUND / _PAPER_RATE)
 _RATES = (("n", "oo"), ("dimension", "oo"), ("epsilon", "0"))
 
 THM_2 = register(SpecRecord(

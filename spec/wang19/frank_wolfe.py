@@ -41,6 +41,7 @@ from __future__ import annotations
 
 import sympy as sp
 
+from spec import cache
 from spec.record import (
     Assumption,
     BoundKind,
@@ -60,7 +61,7 @@ from spec.record import (
 from spec.registry import register
 from spec.wang19.definitions import SENSITIVITY
 from spec.wang19.gaussian_width import WIDTH_L1_BALL_BOUND, WIDTH_L2_BALL_BOUND
-from spec.wang19.noise import RHO_STAR, SIGMA
+from spec.wang19.noise import NOISE_CALIBRATIONS, RHO_STAR, SIGMA
 from spec.wang19.symbols import (
     CONVENTIONS,
     DELTA_LT_1,
@@ -118,9 +119,9 @@ _a = LOG_INV_DELTA
 #: h_0/(T gamma) + L gamma ||C||_2^2/2: the optimisation part of every Frank-Wolfe bound.
 DESCENT_TERMS = h0 / (T * gamma) + L * gamma * D**2 / 2
 _g_real = sp.Symbol("gamma_real", positive=True)
-(_GAMMA_STAR,) = sp.solve(sp.diff(DESCENT_TERMS.subs(gamma, _g_real), _g_real), _g_real)
+(_GAMMA_STAR,) = cache.solve(sp.diff(DESCENT_TERMS.subs(gamma, _g_real), _g_real), _g_real)
 #: sqrt(2 h_0/(L T)) / ||C||_2, the minimiser of DESCENT_TERMS over gamma (before the cap at 1).
-LEARNING_RATE_TUNED = sp.simplify(_GAMMA_STAR)
+LEARNING_RATE_TUNED = cache.simplify(_GAMMA_STAR)
 #: Assumption: a convex-combination weight is at most 1 (x_{t+1} stays in C).
 STEP_CAP = Assumption("step_le_1", sp.Le(gamma, 1), "0 < gamma <= 1, so that x_{t+1} stays in C")
 
@@ -163,6 +164,7 @@ ALG_2 = register(SpecRecord(
         epsilon=eps,
         delta=delta,
         rho=RHO_STAR,
+        calibrations=NOISE_CALIBRATIONS,
     ),
     notes=(
         "The printed box writes grad F(x) for grad F(x_t) and mixes the loop indices k and t; read as above.",
@@ -194,8 +196,8 @@ _TUNED = GAP_BOUND_AT.subs({gamma: LEARNING_RATE_TUNED, sigma: SIGMA}, simultane
 STEPS_TUNED, GAP_BOUND = minimise_in_steps(_TUNED)
 _PAPER_RATE = D * _SIZE ** sp.Rational(1, 4) / sp.sqrt(n * eps)
 #: The hidden constants of the O(.)s, named: steps_tuned = STEPS_CONSTANT * STEPS, gap_bound = BOUND_CONSTANT * (6).
-STEPS_CONSTANT = sp.simplify(STEPS_TUNED / STEPS)
-BOUND_CONSTANT = sp.simplify(GAP_BOUND / _PAPER_RATE)
+STEPS_CONSTANT = cache.simplify(STEPS_TUNED / STEPS)
+BOUND_CONSTANT = cache.simplify(GAP_BOUND / _PAPER_RATE)
 
 THM_4 = register(SpecRecord(
     id="wang19.thm_4",

@@ -48,6 +48,7 @@ from __future__ import annotations
 
 import sympy as sp
 
+from spec import cache
 from spec import composition as _composition
 from spec import exponential as _exponential
 from spec import zcdp as _zcdp
@@ -170,7 +171,7 @@ _FORM_B_ASSUMPTIONS = tuple(
 _RHO_PURE = _zcdp.FROM_PURE_DP.formula("rho").expr.subs(_zcdp.FROM_PURE_DP.symbol("epsilon"), EPSILON_STEP)
 #: zCDP option: T epsilon_0^2 / 2 = rho*(epsilon, delta) solved for epsilon_0.
 _y = sp.Symbol("y")  # epsilon_0^2: the equation is linear in it
-(_Y,) = sp.solve(sp.Eq(T * _RHO_PURE.subs(EPSILON_STEP, sp.sqrt(_y)), RHO_STAR), _y)
+(_Y,) = cache.solve(sp.Eq(T * _RHO_PURE.subs(EPSILON_STEP, sp.sqrt(_y)), RHO_STAR), _y)
 EPSILON_STEP_ZCDP = sp.powdenest(sp.sqrt(_Y), force=True)  # every base is positive for delta < 1
 COEFFICIENT = COEFFICIENT_AT.subs(EPSILON_STEP, EPSILON_STEP_FORM_B)
 COEFFICIENT_ZCDP = COEFFICIENT_AT.subs(EPSILON_STEP, EPSILON_STEP_ZCDP)
@@ -285,7 +286,7 @@ STEPS_TUNED, GAP_BOUND = minimise_in_steps(GAP_BOUND_AT.subs(gamma, LEARNING_RAT
 _PAPER_RATE = D1 * _a ** sp.Rational(1, 4) * sp.sqrt(sp.log(n * A / eta)) / sp.sqrt(n * eps)
 #: The hidden constants of the O(.)s, named: steps_tuned = STEPS_CONSTANT * STEPS, gap_bound = BOUND_CONSTANT * (8).
 STEPS_CONSTANT = STEPS_TUNED / STEPS  # (simplify would fold the logarithm into a power)
-BOUND_CONSTANT = sp.simplify(GAP_BOUND / _PAPER_RATE)
+BOUND_CONSTANT = cache.simplify(GAP_BOUND / _PAPER_RATE)
 _RATES_NP = (("n", "oo"), ("dimension", "oo"), ("epsilon", "0"))
 _RATES_N = (("n", "oo"), ("epsilon", "0"))
 

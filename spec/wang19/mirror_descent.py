@@ -43,6 +43,7 @@ from __future__ import annotations
 
 import sympy as sp
 
+from spec import cache
 from spec.record import (
     Assumption,
     BoundKind,
@@ -63,7 +64,7 @@ from spec.registry import register
 from spec.wang19.definitions import SENSITIVITY, SMOOTHNESS_MINKOWSKI
 from spec.wang19.frank_wolfe import on_l1_ball, on_l2_ball
 from spec.wang19.gaussian_width import SECOND_MOMENT_BOUND
-from spec.wang19.noise import RHO_STAR, SIGMA
+from spec.wang19.noise import NOISE_CALIBRATIONS, RHO_STAR, SIGMA
 from spec.wang19.symbols import (
     CONVENTIONS,
     DELTA_LT_1,
@@ -191,6 +192,7 @@ ALG_3 = register(SpecRecord(
         epsilon=eps,
         delta=delta,
         rho=RHO_STAR,
+        calibrations=NOISE_CALIBRATIONS,
     ),
     flags=(
         Flag(
@@ -230,8 +232,8 @@ STEPS_TUNED, _MIN_SQUARED = minimise_in_steps(_AT_PAPER)
 BOUND = sp.sqrt(_MIN_SQUARED)
 _PAPER_RATE = D ** sp.Rational(3, 2) * ((D**2 + GC**2) * _a) ** sp.Rational(1, 4) / sp.sqrt(n * eps)
 #: The hidden constants of the O(.)s, named: steps_tuned = STEPS_CONSTANT * STEPS, bound = BOUND_CONSTANT * (7).
-STEPS_CONSTANT = sp.simplify(STEPS_TUNED / STEPS)
-BOUND_CONSTANT = sp.simplify(BOUND / _PAPER_RATE)
+STEPS_CONSTANT = cache.simplify(STEPS_TUNED / STEPS)
+BOUND_CONSTANT = cache.simplify(BOUND / _PAPER_RATE)
 _RATES_NP = (("n", "oo"), ("dimension", "oo"), ("epsilon", "0"))
 _RATES_N = (("n", "oo"), ("epsilon", "0"))
 

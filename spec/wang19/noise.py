@@ -43,6 +43,7 @@ import math
 import mpmath
 import sympy as sp
 
+from spec import cache
 from spec import gaussian as _gaussian
 from spec import rdp as _rdp
 from spec import validate
@@ -51,6 +52,7 @@ from spec.errors import ParameterError
 from spec.record import (
     PRECISION_DIGITS,
     Assumption,
+    Calibration,
     Citation,
     Flag,
     FlagKind,
@@ -103,6 +105,10 @@ __all__ = [
     "LEMMA_2",
     "RECORDS",
     "sigma",
+    "sigma_rdp",
+    "sigma_rdp_mironov",
+    "sigma_exact",
+    "NOISE_CALIBRATIONS",
     "certified_epsilon",
     "transcript_profile",
 ]
@@ -121,7 +127,7 @@ SIGMA = from_record(_zcdp.GAUSSIAN_CALIBRATION, "sigma", {**_SENS, **_BUDGET, "s
 SIGMA_SQUARED = SIGMA**2
 #: The constant c of (3) implied by the zCDP calibration (derived, not typed: the tests compare it with
 #: 2 (1 + sqrt(1 + epsilon/a))^2).
-IMPLIED_CONSTANT = sp.simplify(SIGMA_SQUARED * n**2 * eps**2 / (G**2 * T * _a))
+IMPLIED_CONSTANT = cache.simplify(SIGMA_SQUARED * n**2 * eps**2 / (G**2 * T * _a))
 #: Equation (3) with c = IMPLIED_CONSTANT: the same number as SIGMA, written as the paper writes it.
 SIGMA_EQ3 = sp.sqrt(IMPLIED_CONSTANT * G**2 * T * _a / (n**2 * eps**2))
 
@@ -146,7 +152,7 @@ _RDP_CURVE = from_record(_rdp.GAUSSIAN, "rdp_composed", {**_SENS, "steps": T, "o
 def _sigma_at_budget(budget):
     """sigma with curve(sigma) = budget: the curve is linear in y = 1/sigma^2, so solve for y."""
     y = sp.Symbol("y")
-    (solution,) = sp.solve(sp.Eq(_RDP_CURVE.subs(_RDP_SIGMA_SYM, 1 / sp.sqrt(y)), budget), y)
+    (solution,) = cache.solve(sp.Eq(_RDP_CURVE.subs(_RDP_SIGMA_SYM, 1 / sp.sqrt(y)), budget), y)
     return 1 / sp.sqrt(sp.expand_log(solution, force=True))
 
 
@@ -338,6 +344,48 @@ def sigma(*, lipschitz, n, epsilon, delta, steps, calibration="zcdp") -> float:
     return _sigma_rdp(c, lip, n_, e, d, t)[0]
 
 
+def sigma_rdp(*, lipschitz, n, epsilon, delta, steps) -> float:
+    """:func:`sigma` with ``calibration="rdp"`` (``dperm calibrate wang19.thm_1 --calibration rdp``).
+
+    Privacy
+    -------
+    ``wang19.thm_1`` (calibration ``rdp``).
+    """
+    return sigma(lipschitz=lipschitz, n=n, epsilon=epsilon, delta=delta, steps=steps, calibration="rdp")
+
+
+def sigma_rdp_mironov(*, lipschitz, n, epsilon, delta, steps) -> float:
+    """:func:`sigma` with ``calibration="rdp-mironov"``.
+
+    Privacy
+    -------
+    ``wang19.thm_1`` (calibration ``rdp-mironov``).
+    """
+    return sigma(lipschitz=lipschitz, n=n, epsilon=epsilon, delta=delta, steps=steps, calibration="rdp-mironov")
+
+
+def sigma_exact(*, lipschitz, n, epsilon, delta, steps) -> float:
+    """:func:`sigma` with ``calibration="exact"`` (Gaussian-DP composition, tight for the transcript).
+
+    Privacy
+    -------
+    ``wang19.thm_1`` (calibration ``exact``), ``gaussian.analytic``.
+    """
+    return sigma(lipschitz=lipschitz, n=n, epsilon=epsilon, delta=delta, steps=steps, calibration="exact")
+
+
+#: The calibrations of the T noisy full gradients (``wang19.thm_1`` and the three algorithm boxes
+#: that add this noise); the names are :data:`CALIBRATIONS`, the first is the reference's default.
+NOISE_CALIBRATIONS = (
+    Calibration("zcdp", "sigma", "zCDP calibration (wang19.eq_3; the reference's default)", formula="sigma"),
+    Calibration("rdp", "sigma", "the smallest sigma one Renyi order certifies with the CKS20 conversion",
+                function=sigma_rdp),
+    Calibration("rdp-mironov", "sigma", "the same with Mironov's conversion", function=sigma_rdp_mironov),
+    Calibration("exact", "sigma", "the smallest sigma whose Gaussian-DP composition is (epsilon, delta)-DP "
+                "(gaussian.analytic with steps = T; tight)", function=sigma_exact),
+)
+
+
 def certified_epsilon(*, lipschitz, n, steps, delta, sigma) -> float:
     """The exact epsilon at ``delta`` of T full-gradient Gaussian releases with noise ``sigma``.
 
@@ -438,6 +486,7 @@ THM_1 = register(SpecRecord(
         rho=RHO_STAR,
         accountant=certified_epsilon,
         profile=transcript_profile,
+        calibrations=NOISE_CALIBRATIONS,
     ),
     flags=(
         Flag(

@@ -23,6 +23,7 @@ from typing import Mapping
 
 import sympy as sp
 
+from spec import cache
 from spec.record import ALPHA, Assumption, Conventions, LossForm, Neighbouring, SpecRecord, Symbol
 
 __all__ = [
@@ -137,6 +138,7 @@ def from_record(record: SpecRecord, formula: str, mapping: Mapping[str, sp.Basic
     return record.formula(formula).expr.subs(subs, simultaneous=True)
 
 
+@cache.derivation  # its own dummies would change every key inside: cache the whole derivation
 def minimise_in_steps(expr: sp.Basic) -> tuple[sp.Basic, sp.Basic]:
     """The minimiser over real ``T > 0`` of a utility bound and the bound there.
 
@@ -156,9 +158,9 @@ def minimise_in_steps(expr: sp.Basic) -> tuple[sp.Basic, sp.Basic]:
     t_real = sp.Dummy("T_real", positive=True)
     a = sp.Dummy("a", positive=True)  # ln(1/delta) > 0 for delta < 1, which sympy cannot infer from delta
     f = expr.subs(delta, sp.exp(-a)).subs(T, t_real)
-    roots = [r for r in sp.solve(sp.diff(f, t_real), t_real) if r.is_positive is not False]
+    roots = [r for r in cache.solve(sp.diff(f, t_real), t_real) if r.is_positive is not False]
     if len(roots) != 1:
         raise ValueError(f"expected one stationary point in T, found {roots}")
     (t_star,) = roots
     back = {a: LOG_INV_DELTA}
-    return sp.simplify(t_star).subs(back), sp.simplify(f.subs(t_real, t_star)).subs(back)
+    return cache.simplify(t_star).subs(back), cache.simplify(f.subs(t_real, t_star)).subs(back)

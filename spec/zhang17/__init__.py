@@ -40,28 +40,7 @@ Algorithm 2: ``THM_5`` formula ``learning_rate`` (public ``initial_gap``), ``ALG
 
 from __future__ import annotations
 
-from spec.zhang17 import convex_utility, output_perturbation, preliminaries, rrpsgd, stability, table
-from spec.zhang17.convex_utility import EXCESS_RISK_CONVEX, EXCESS_RISK_STRONGLY_CONVEX, THM_2, THM_3
-from spec.zhang17.output_perturbation import (
-    ALG_1,
-    THM_1,
-    gaussian_failure_epsilon,
-    gaussian_sigma,
-    output_noise_profile,
-)
-from spec.zhang17.preliminaries import ASSUMPTION_1, DEF_1, DEF_2, LEMMA_1
-from spec.zhang17.rrpsgd import (
-    ALG_2,
-    LEMMA_4,
-    THM_4,
-    THM_5,
-    THM_6,
-    CertificateRow,
-    certified_epsilon,
-    certified_epsilon_grid,
-)
-from spec.zhang17.stability import LEMMA_2, LEMMA_3
-from spec.zhang17.table import TABLE_1
+from spec.lazy import package
 
 __all__ = [
     "ASSUMPTION_1", "DEF_1", "DEF_2", "LEMMA_1", "LEMMA_2", "LEMMA_3", "ALG_1", "THM_1", "THM_2", "THM_3",
@@ -70,8 +49,25 @@ __all__ = [
     "certified_epsilon", "certified_epsilon_grid", "CertificateRow",
 ]
 
-#: The records this package registers.
-RECORDS = (
-    preliminaries.RECORDS + stability.RECORDS + output_perturbation.RECORDS + convex_utility.RECORDS
-    + rrpsgd.RECORDS + table.RECORDS
-)
+#: Where each exported name lives (imported on first use: spec.lazy).
+_EXPORTS = {
+    "EXCESS_RISK_CONVEX": "convex_utility", "EXCESS_RISK_STRONGLY_CONVEX": "convex_utility",
+    "THM_2": "convex_utility", "THM_3": "convex_utility", "ALG_1": "output_perturbation",
+    "THM_1": "output_perturbation", "gaussian_failure_epsilon": "output_perturbation",
+    "gaussian_sigma": "output_perturbation", "output_noise_profile": "output_perturbation",
+    "ASSUMPTION_1": "preliminaries", "DEF_1": "preliminaries", "DEF_2": "preliminaries",
+    "LEMMA_1": "preliminaries", "ALG_2": "rrpsgd", "LEMMA_4": "rrpsgd", "THM_4": "rrpsgd", "THM_5": "rrpsgd",
+    "THM_6": "rrpsgd", "CertificateRow": "rrpsgd", "certified_epsilon": "rrpsgd",
+    "certified_epsilon_grid": "rrpsgd", "LEMMA_2": "stability", "LEMMA_3": "stability", "TABLE_1": "table",
+}
+
+
+def _records(p) -> tuple:
+    """The records this package registers (computed on first use)."""
+    return (
+        p.preliminaries.RECORDS + p.stability.RECORDS + p.output_perturbation.RECORDS +
+        p.convex_utility.RECORDS + p.rrpsgd.RECORDS + p.table.RECORDS
+    )
+
+
+__getattr__, __dir__ = package(__name__, _EXPORTS, _records)

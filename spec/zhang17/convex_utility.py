@@ -41,6 +41,7 @@ from __future__ import annotations
 
 import sympy as sp
 
+from spec import cache
 from spec.record import (
     BoundKind,
     Citation,
@@ -95,7 +96,7 @@ _RATES = (("n", "oo"), ("dimension", "oo"), ("epsilon", "0"))
 ETA_SC = 1 / (mu + beta)
 DELTA_SC = _stab.SENSITIVITY_STRONGLY_CONVEX
 DELTA_SC_TIGHT = _stab.SENSITIVITY_STRONGLY_CONVEX_TIGHT
-Q2_SC = sp.simplify((_stab.CONTRACTION**2).subs(eta, ETA_SC))
+Q2_SC = cache.simplify((_stab.CONTRACTION**2).subs(eta, ETA_SC))
 EZ2_SC_PURE = _op.EXPECTED_NOISE_NORM_SQUARED_PURE.subs(Delta, DELTA_SC)
 EZ2_SC_APPROX = _op.EXPECTED_NOISE_NORM_SQUARED_GAUSSIAN.subs(Delta, DELTA_SC)
 

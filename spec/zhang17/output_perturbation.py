@@ -35,6 +35,7 @@ import sympy as sp
 from spec import gaussian, profiles, validate
 from spec.errors import PrivacyLeakWarning
 from spec.record import (
+    Calibration,
     Citation,
     Flag,
     FlagKind,
@@ -75,6 +76,8 @@ __all__ = [
     "EXPECTED_NOISE_NORM_SQUARED_PURE",
     "EXPECTED_NOISE_NORM_SQUARED_GAUSSIAN",
     "gaussian_sigma",
+    "sigma_analytic",
+    "output_noise_epsilon",
     "gaussian_failure_epsilon",
     "output_noise_profile",
 ]
@@ -152,7 +155,7 @@ ALG_1 = register(SpecRecord(
 ))
 
 
-def output_noise_profile(*, epsilon, delta, sensitivity) -> Callable[[float], float]:
+def output_noise_profile(*, epsilon, delta, sensitivity, sigma=None) -> Callable[[float], float]:
     """Privacy profile ``epsilon' -> delta'`` of Algorithm 1's output noise at its calibration.
 
     Parameters
@@ -163,11 +166,15 @@ def output_noise_profile(*, epsilon, delta, sensitivity) -> Callable[[float], fl
         ``0`` (the radial law of line 5) or in ``(0, 1)`` (the Gaussian of line 7).
     sensitivity : float
         l2 sensitivity ``Delta > 0`` the noise is calibrated to.
+    sigma : float, optional
+        ``delta > 0``: the noise actually used (another calibration's, e.g. ``"analytic"``); default
+        the record's sigma (line 7).
 
     Returns
     -------
     callable
-        For ``delta > 0``: the exact Gaussian profile (``gaussian.profile``) at the record's sigma.
+        For ``delta > 0``: the exact Gaussian profile (``gaussian.profile``) at the record's sigma
+        (or at ``sigma``).
         For ``delta = 0``: the profile every epsilon-DP mechanism satisfies (``profiles.pure_dp``),
         an upper bound on the radial law's profile; it is not attained even in dimension 1, where
         the radial law is the Laplace law and its exact profile is ``laplace.profile`` (smaller:
@@ -182,8 +189,34 @@ def output_noise_profile(*, epsilon, delta, sensitivity) -> Callable[[float], fl
     s = validate.positive("sensitivity", sensitivity)
     if dl == 0:
         return profiles.pure_dp_profile(e)
-    sigma = THM_1.evaluate("sigma", epsilon=e, delta=dl, sensitivity=s)
+    if sigma is None:
+        sigma = THM_1.evaluate("sigma", epsilon=e, delta=dl, sensitivity=s)
     return gaussian.profile(sigma=sigma, sensitivity=s)
+
+
+def sigma_analytic(*, epsilon, delta, sensitivity) -> float:
+    """Line 7's noise replaced by the smallest sigma the exact Gaussian profile accepts (rounded up).
+
+    ``gaussian_sigma(calibration="analytic")``: (epsilon, delta)-DP for every epsilon, where the
+    printed sigma is not beyond :func:`gaussian_failure_epsilon`.
+
+    Privacy
+    -------
+    ``zhang17.thm_1`` (calibration ``analytic``), ``gaussian.analytic``.
+    """
+    return gaussian_sigma(epsilon=epsilon, delta=delta, sensitivity=sensitivity, calibration="analytic")
+
+
+def output_noise_epsilon(*, delta, sigma, sensitivity) -> float:
+    """The exact epsilon at ``delta`` of line 7's output noise ``z ~ N(0, sigma^2 I_d)`` (rounded up).
+
+    One Gaussian release of sensitivity ``Delta``: ``gaussian.exact_epsilon``, tight.
+
+    Privacy
+    -------
+    ``zhang17.thm_1`` (its accountant), ``gaussian.analytic``.
+    """
+    return gaussian.exact_epsilon(delta, sigma=sigma, sensitivity=sensitivity)
 
 
 THM_1 = register(SpecRecord(
@@ -208,7 +241,14 @@ THM_1 = register(SpecRecord(
         "Theorems 2-3. profile = output_noise_profile.",
         epsilon=eps,
         delta=delta,
+        accountant=output_noise_epsilon,
         profile=output_noise_profile,
+        calibrations=(
+            Calibration("printed", "sigma", "line 7 as printed, sqrt(2 ln(2/delta)) Delta/epsilon (not "
+                        "(epsilon, delta)-DP beyond gaussian_failure_epsilon: see the ERRATUM flag)", formula="sigma"),
+            Calibration("analytic", "sigma", "the smallest sigma whose exact Gaussian profile meets (epsilon, delta) "
+                        "(gaussian.analytic; private for every epsilon)", function=sigma_analytic),
+        ),
     ),
     flags=(
         Flag(
@@ -288,7 +328,8 @@ def gaussian_sigma(*, epsilon, delta, sensitivity, calibration="printed") -> flo
     if achieved > d_:
         warnings.warn(
             f"zhang17.thm_1: sigma ({value!r}) at epsilon ({e!r}) is not (epsilon, delta)-DP: exact "
-            f"delta {achieved:.3g} > delta ({d_!r}); use spec.gaussian.analytic_sigma",
+            f"delta {achieved:.3g} > delta ({d_!r}); use calibration 'analytic' (--calibration analytic), "
+            "private for every epsilon",
             PrivacyLeakWarning,
             stacklevel=2,
         )

@@ -145,7 +145,7 @@ def test_epsilon_sampled(capsys, sampling):
         (["calibrate", "gaussian", "--epsilon", "1", "--delta", "1e-5"], "--sensitivity"),
         (["calibrate", "laplace", "--epsilon", "1", "--delta", "1e-5", "--sensitivity", "1"], "invalid choice"),
         (["calibrate", "gaussian", "--epsilon", "0.5", "--delta", "1e-5", "--sensitivity", "1", "--method", "classic",
-          "--steps", "3"], "--steps (3) applies only"),
+          "--steps", "3"], "--steps does not apply to calibrate gaussian --calibration classic (gaussian.classic)"),
         (["epsilon", "gaussian", "--sigma", "nan", "--sensitivity", "1", "--delta", "1e-5"], "sigma (nan)"),
         (["epsilon", "gaussian", "--sigma", "1", "--sensitivity", "1", "--delta", "1e-5", "--steps", "0"], "steps (0)"),
         (["epsilon", "gaussian", "--sigma", "1", "--sensitivity", "1", "--delta", "1e-5", "--steps", "1.5"],
@@ -198,10 +198,10 @@ def test_bare_dperm_names_the_verbs_and_points_to_help(capsys):
 def test_internal_type_errors_are_not_reported_as_usage_errors(capsys, monkeypatch):
     """Only the library's validation (ParameterError) becomes exit 2; a bug keeps its traceback."""
 
-    def broken(**kwargs):
+    def broken(*args, **kwargs):
         raise TypeError("an internal bug")
 
-    monkeypatch.setattr(gaussian, "analytic_sigma", broken)
+    monkeypatch.setattr(gaussian, "_delta_upper", broken)  # inside the alias's record calibration
     with pytest.raises(TypeError, match="an internal bug"):
         main(["calibrate", "gaussian", "--epsilon", "1", "--delta", "1e-5", "--sensitivity", "1"])
 
@@ -261,7 +261,8 @@ def test_privacy_leak_warning_is_one_line_and_in_json(capsys):
     status, out, err = run(capsys, *argv)
     assert status == 0
     assert err.startswith("dperm: warning: ") and err.count("\n") == 1, err
-    assert "not (epsilon, delta)-DP" in err and "--method analytic" in err
+    # it names the calibration that is private there, by an option that exists
+    assert "not (epsilon, delta)-DP" in err and "--calibration analytic" in err
     with pytest.warns(PrivacyLeakWarning):
         expected = zhang17.gaussian_sigma(epsilon=20.0, delta=1e-5, sensitivity=1.0)
     assert float(out) == expected
@@ -672,7 +673,7 @@ def test_calibrate_list_is_every_record_with_a_calibration(capsys):
     assert status == 0 and rows[0]["target"] == "gaussian"
     expected = [(r.id, c.name) for r in _with_calibration_records() for c in r.calibrations()]
     assert [(row["target"], row["name"]) for row in rows[1:]] == expected
-    assert ("bst14.thm_II_1", "accountant") in expected and ("zhang17.thm_1", "sigma") in expected
+    assert ("bst14.thm_II_1", "accountant") in expected and ("zhang17.thm_1", "printed") in expected
     by = {(row["target"], row["name"]): row for row in rows}
     assert by["bst14.thm_II_1", "printed"]["required"] == ["lipschitz", "n", "epsilon", "delta"]
     # sigma_accountant(*, n, epsilon, delta, lipschitz=1.0, orders=None): orders is not a canonical name
@@ -739,7 +740,7 @@ def test_a_new_papers_numerical_calibration_needs_no_cli_change(capsys, monkeypa
         (["calibrate", "gaussian", "--epsilon", "1", "--delta", "1e-5", "--sensitivity", "1", "--n", "3"],
          "--n does not apply to calibrate gaussian"),
         (["calibrate", "gaussian", "--epsilon", "1", "--delta", "1e-5", "--sensitivity", "1", "--calibration", "x"],
-         "--calibration applies only to record targets"),
+         "--calibration (x) must be one of analytic, classic, zhang17, zcdp for gaussian"),
         (["calibrate", "bst14.thm_II_1", *BST14, "--method", "classic"], "--method applies only to calibrate gaussian"),
         (["calibrate", "bst14.thm_II_1", *BST14, "--sensitivity", "1"],
          "--sensitivity does not apply to calibrate bst14.thm_II_1"),
@@ -751,7 +752,7 @@ def test_a_new_papers_numerical_calibration_needs_no_cli_change(capsys, monkeypa
         (["epsilon", "bst14.thm_II_1", "--n", "100", "--delta", "1e-5", "--sampling", "poisson"],
          "--sampling applies only to epsilon gaussian"),
         (["epsilon", "bst14.thm_II_1", "--delta", "1e-5"], "--n"),
-        (["epsilon", "gaussian", "--sigma", "1", "--delta", "1e-5"], "required for epsilon gaussian: --sensitivity"),
+        (["epsilon", "gaussian", "--sigma", "1", "--delta", "1e-5"], "required for epsilon gaussian --accountant exact (gaussian.analytic): --sensitivity"),
         (["epsilon", "rdp.gaussian", "--sigma", "1", "--sensitivity", "1", "--delta", "2"], "delta (2.0)"),
         (["calibrate", "--list", "bst14.thm_II_4"], "bst14.thm_II_4 has no calibration"),
         (["calibrate", "--list", "--n", "3"], "--list takes no other option (got --n)"),
@@ -839,3 +840,46 @@ def test_dperm_spec_piped_into_head_exits_0_quietly():
     proc = subprocess.run(["bash", "-o", "pipefail", "-c", command], capture_output=True, text=True, check=False)
     assert proc.returncode == 0 and proc.stderr == ""
     assert [line.split()[0] for line in proc.stdout.splitlines()] == spec.ids()[:3]
+
+
+# --------------------------------------------------------------------------- every calibration by name
+
+
+WANG19 = ["--lipschitz", "1", "--n", "1000", "--epsilon", "1", "--delta", "1e-5", "--steps", "100"]
+
+
+@pytest.mark.parametrize("name", ["zcdp", "rdp", "rdp-mironov", "exact"])
+def test_every_calibration_of_wang19_thm_1_is_reachable(capsys, name):
+    """dperm calibrate wang19.thm_1 --calibration rdp was refused ("must be one of sigma")."""
+    from spec import wang19
+
+    status, out, err = run(capsys, "calibrate", "wang19.thm_1", *WANG19, "--calibration", name)
+    assert status == 0 and err == "", err
+    assert float(out) == wang19.sigma(lipschitz=1.0, n=1000, epsilon=1.0, delta=1e-5, steps=100, calibration=name)
+    # epsilon RECORD --calibration NAME: the exact epsilon of that noise (tight for the transcript)
+    status, out, _ = run(capsys, "epsilon", "wang19.thm_1", *WANG19, "--calibration", name, "--json")
+    got = _strict_loads(out)
+    assert status == 0 and got["calibration"] == name
+    assert got["epsilon"] == wang19.certified_epsilon(lipschitz=1.0, n=1000, steps=100, delta=1e-5,
+                                                      sigma=got["sigma"]) <= 1.0
+
+
+def test_the_zhang17_warning_names_an_option_that_exists(capsys):
+    """At epsilon = 20 zhang17's printed sigma is not private; the warning (made in spec, shown by every
+    verb) names --calibration analytic, which calibrate, epsilon and run accept (it suggested --method
+    analytic, which dperm run does not have)."""
+    with pytest.warns(PrivacyLeakWarning) as caught:
+        zhang17.gaussian_sigma(epsilon=20.0, delta=1e-5, sensitivity=1.0)
+    message = str(caught[0].message)
+    assert "--calibration analytic" in message and "--method" not in message
+    run_parser = build_parser(("run",), algorithm="zhang17.alg_1")
+    run_options = {s: a for a in run_parser._subparsers._group_actions[0].choices["run"]._actions
+                   for s in a.option_strings}
+    assert "analytic" in run_options["--calibration"].metavar  # {printed,analytic}
+    status, out, err = run(capsys, "calibrate", "zhang17.thm_1", "--epsilon", "20", "--delta", "1e-5",
+                           "--sensitivity", "1")
+    assert status == 0 and "--calibration analytic" in err
+    status, out, err = run(capsys, "calibrate", "zhang17.thm_1", "--epsilon", "20", "--delta", "1e-5",
+                           "--sensitivity", "1", "--calibration", "analytic")
+    assert status == 0 and err == "" and float(out) == gaussian.analytic_sigma(epsilon=20.0, delta=1e-5,
+                                                                                sensitivity=1.0)

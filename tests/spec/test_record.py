@@ -310,3 +310,27 @@ def test_registered_calibrations_evaluate():
         assert value == noise_gd_sigma(calibration=name, **values), name
     analytic = spec.get("gaussian.analytic").calibrations()
     assert [c.function.__name__ for c in analytic] == ["analytic_sigma"]
+
+
+def test_a_boundary_typed_as_a_decimal_is_accepted():
+    """eta = 1/beta typed as the decimal of 1/beta: the double 0.1 is a little above 1/10, so 10.0
+    exceeds 1/0.1 by 5e-16 relative in exact arithmetic; the assumption is decided again with each
+    side rounded to the nearest double (the records' rounding of a typed value), never further."""
+    from spec.record import ROUNDING_NOTE
+
+    gd = spec.get("wang17.alg_4")  # eta <= 1/L
+    for smoothness in (0.1, 0.3, 0.9, 1.1, 2.2):
+        gd.check(learning_rate=1 / smoothness, smoothness=smoothness)
+        assert gd.failed_assumptions(learning_rate=1 / smoothness, smoothness=smoothness) == ()
+    # exactly, the double 1/0.1 = 10.0 is beyond the boundary
+    assert [a.name for a in gd.failed_assumptions(learning_rate=10.0, smoothness=0.1, exact=True)] == [
+        "learning_rate_le_1_over_L"]
+    # one double further is refused, and the message says how it was decided
+    with pytest.raises(AssumptionError, match="learning_rate_le_1_over_L") as info:
+        gd.check(learning_rate=math.nextafter(10.0, 11.0), smoothness=0.1)
+    assert ROUNDING_NOTE in str(info.value)
+    stability = spec.get("zhang17.lemma_2")  # eta beta <= 1
+    stability.check(learning_rate=10.0, smoothness=0.1)
+    # a strict relation stays strict: epsilon < 1 refuses 1.0
+    with pytest.raises(AssumptionError, match="epsilon_lt_1"):
+        spec.get("gaussian.classic").check(epsilon=1.0, delta=1e-5, sensitivity=1.0)
