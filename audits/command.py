@@ -301,27 +301,6 @@ def _low_bits_apply(mechanism, pair, statistic, event, low_bits, name) -> bool:
     return stat.continuous_float(out, out)
 
 
-def _strict_json(d: dict) -> dict:
-    """The style of the other verbs: an infinite value (a string in ``to_dict``) becomes null and
-    its key (dotted for nested keys; prefixed by ``-`` for minus infinity) is listed in
-    ``"infinite"``."""
-    infinite = []
-
-    def walk(value, key):
-        if isinstance(value, str) and value in ("inf", "-inf"):
-            infinite.append(key if value == "inf" else f"-{key}")
-            return None
-        if isinstance(value, dict):
-            return {k: walk(v, f"{key}.{k}" if key else k) for k, v in value.items()}
-        if isinstance(value, list):
-            return [walk(v, f"{key}[{i}]") for i, v in enumerate(value)]
-        return value
-
-    out = walk(d, "")
-    out["infinite"] = infinite
-    return out
-
-
 def run(args: argparse.Namespace) -> int:
     """Execute ``dperm audit`` for parsed ``args``; returns the exit status."""
     with warnings.catch_warnings(record=True) as caught, _import_path(os.getcwd()):
@@ -389,7 +368,7 @@ def _run(args) -> tuple[int, str | None]:
     if note:  # printed once the audit ran (an error stays a single line)
         print(f"dperm: note: {note}", file=sys.stderr)
     if args.json:
-        text = json.dumps(_strict_json(result.to_dict()), indent=2, allow_nan=False)
+        text = json.dumps(result.to_dict(), indent=2, allow_nan=False)  # strict already (spec.jsonable)
     else:
         text = str(result)
     return (1 if result.violated else 0), text

@@ -1,31 +1,15 @@
-"""Results as strict JSON values: the one conversion the audit results' ``to_dict`` methods share.
+"""Results as strict JSON: the audit results' ``to_dict`` methods use :func:`spec.jsonable.strict`.
 
-Non-finite floats become the strings ``"nan"``, ``"inf"`` and ``"-inf"`` (strict JSON has no
-infinity), numpy scalars become Python scalars, mappings get string keys, tuples become lists.
+One normaliser for everything dperm writes as JSON, with one spelling of what JSON cannot hold: a
+non-finite number is ``null`` and its path is listed in the result's ``"infinite"`` (``"nan"``)
+list. Reading a result back for arithmetic, :func:`spec.jsonable.restore` undoes it.
 """
 
 from __future__ import annotations
 
-import math
-from typing import Any, Mapping
+from spec.jsonable import restore, strict
 
-import numpy as np
+__all__ = ["jsonable", "restore"]
 
-__all__ = ["jsonable"]
-
-
-def jsonable(value: Any) -> Any:
-    """``value`` with every nested float, numpy scalar, mapping and sequence made strict JSON.
-
-    >>> jsonable({"eps": float("inf"), 1: (np.float64(0.5), np.bool_(True))})
-    {'eps': 'inf', '1': [0.5, True]}
-    """
-    if isinstance(value, float) and not math.isfinite(value):
-        return "nan" if math.isnan(value) else ("inf" if value > 0 else "-inf")
-    if isinstance(value, np.generic):
-        return jsonable(value.item())
-    if isinstance(value, Mapping):
-        return {str(k): jsonable(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [jsonable(v) for v in value]
-    return value
+#: ``jsonable(d)``: ``d`` as strict JSON (:func:`spec.jsonable.strict`).
+jsonable = strict

@@ -25,6 +25,8 @@ import math
 import re
 import textwrap
 
+from spec.jsonable import restore
+
 __all__ = ["figures", "privacy_figure", "rate_figures", "comparison_figure", "draw", "TITLE_WIDTH", "short_name"]
 
 #: Characters per title line (the figures are 6 inches wide at 8-point titles).
@@ -176,6 +178,7 @@ def figures(entries: list[dict]) -> list[dict]:
     out, seen = [], {}
     for e in entries:
         for i, r in enumerate(e["results"]):
+            r = restore(r)  # the results' non-finite numbers are null in the JSON
             if r.get("result_type") == "privacy":
                 fig = privacy_figure(e["nodeid"], r)
             elif r.get("result_type") == "rate":

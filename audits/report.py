@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from audits import plots as _plots
+from spec.jsonable import restore
 
 __all__ = ["Report", "matplotlib_available", "LEGEND"]
 
@@ -64,7 +65,7 @@ def matplotlib_available() -> bool:
 
 
 def _num(v) -> float:
-    """A number of a result dict (non-finite floats are the strings "inf", "-inf", "nan" there)."""
+    """A number of a result dict (restored: :func:`spec.jsonable.restore`)."""
     return float(v)
 
 
@@ -268,6 +269,7 @@ class Report:
     def markdown(self, data: dict | None = None, figures: list[dict] | None = None) -> str:
         """``report.md`` (``figures``: the plots written, from :func:`audits.plots.figures`)."""
         data = self.to_dict() if data is None else data
+        entries = _restored(data["entries"])
         figures = figures or []
         settings = (f"tier **{self.tier}**"
                     + (f" (run counts sized to flag noise x{self.factor:g} at power {self.power:g})"
@@ -296,8 +298,8 @@ class Report:
             "markers (see the legend below).",
             "",
         ]
-        lines += _overview(data["entries"])
-        lines += _comparisons(data["entries"])
+        lines += _overview(entries)
+        lines += _comparisons(entries)
         lines += ["## Legend", ""]
         lines += [f"* **{term}**: {meaning}" for term, meaning in LEGEND]
         lines += ["", "## Plots", ""]
@@ -315,6 +317,11 @@ class Report:
             lines += [data["plots_note"] or "no plots", ""]
         lines += ["Durations are in `timings.json`.", ""]
         return "\n".join(lines)
+
+
+def _restored(entries: list[dict]) -> list[dict]:
+    """The entries with their results' non-finite numbers back (they are null in the JSON)."""
+    return [dict(e, results=[restore(r) for r in e["results"]]) for e in entries]
 
 
 _ALGORITHM = re.compile(r"^[a-z0-9]+\.alg_\d+$")

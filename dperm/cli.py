@@ -35,9 +35,11 @@ This interface is stable (external checks rely on it):
 
 * Plain output of ``calibrate``/``epsilon`` is one number (Python ``repr``; ``inf`` when there
   is no finite guarantee). ``--json`` switches any verb to machine-readable output: strict JSON
-  (never ``Infinity`` or ``NaN``), indented by 2; a quantity that is +infinity is written as
-  ``null`` and its key is listed in ``"infinite"``. ``calibrate``/``epsilon`` objects also carry
-  ``"neighbouring"`` (the relation under which ``--sensitivity`` is meant) and ``"warnings"``.
+  (never ``Infinity`` or ``NaN``), indented by 2, written by :func:`spec.jsonable.strict` (the one
+  spelling of every JSON dperm writes): a quantity that is infinite is written as ``null`` and its
+  path is listed in ``"infinite"`` (``-`` before a negative one; ``"nan"`` lists a NaN).
+  ``calibrate``/``epsilon`` objects also carry ``"neighbouring"`` (the relation under which
+  ``--sensitivity`` is meant) and ``"warnings"``.
 * Exit status 0 on success, 2 on bad arguments with a one-line ``dperm: error: ...`` on stderr
   (an assumption that fails at the given values is such an error: it names the assumption and
   the values; a value is quoted as ``NAME (VALUE) must ...``). ``dperm vectors check`` exits 1
@@ -59,7 +61,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import os
 import sys
 import warnings
@@ -311,9 +312,9 @@ def _spec_eval(record, args) -> dict | str:
     result = evaluation.evaluate(record, parse_assignments(args.assignments), check=not args.no_check)
     if not args.json:
         return evaluation.to_text(result, record)
-    infinite = [k for k, v in result["formulas"].items() if isinstance(v, float) and v == math.inf]
-    formulas = {k: (None if k in infinite else v) for k, v in result["formulas"].items()}
-    return {**result, "formulas": formulas, "infinite": infinite}
+    from spec.jsonable import strict
+
+    return strict(result)
 
 
 #: Options of one kind of target only: (verb, flag) -> the targets it applies to.
@@ -426,16 +427,6 @@ def _epsilon(args):
     return _run_target(args, "epsilon")
 
 
-def _strict_json(out: dict) -> dict:
-    """``out`` with +infinite floats replaced by null and their keys listed in ``"infinite"``.
-
-    NaN is left in place: it is never a valid answer, so ``json.dumps(allow_nan=False)`` fails
-    loudly on it (an internal error, with a traceback).
-    """
-    infinite = [k for k, v in out.items() if isinstance(v, float) and v == math.inf]
-    return {**{k: (None if k in infinite else v) for k, v in out.items()}, "infinite": infinite}
-
-
 def _run_verb(args):
     """(output, exit status, one-line PrivacyLeakWarning messages) of every verb but audit."""
     from spec.errors import PrivacyLeakWarning
@@ -540,7 +531,9 @@ def _main(argv: list[str] | None) -> int:
         print(out)
     else:
         if isinstance(out, dict) and args.verb in ("calibrate", "epsilon", "run"):
-            out = {**(_strict_json(out) if args.verb != "run" else out), "warnings": leaks}
+            from spec.jsonable import strict
+
+            out = {**(strict(out) if args.verb != "run" else out), "warnings": leaks}
         print(json.dumps(out, indent=2, allow_nan=False))
     return status
 

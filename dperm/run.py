@@ -52,7 +52,6 @@ import argparse
 import csv
 import dataclasses
 import json
-import math
 from pathlib import Path
 
 from dperm.arguments import UsageError, integer, number, typed
@@ -351,34 +350,10 @@ def _listing_text(rows, losses, domains) -> str:
 
 
 def _jsonable(value):
-    import numpy as np
+    """``value`` as JSON values (spec.jsonable; an object the JSON cannot hold by its repr)."""
+    from spec.jsonable import convert
 
-    if isinstance(value, np.ndarray):
-        return value.tolist()
-    if isinstance(value, (np.integer, np.floating, np.bool_)):
-        return value.item()
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return {f.name: _jsonable(getattr(value, f.name)) for f in dataclasses.fields(value)
-                if f.name != "transcript"}
-    if isinstance(value, dict):
-        return {str(k): _jsonable(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_jsonable(v) for v in value]
-    if value is None or isinstance(value, (bool, int, float, str)):
-        return value
-    return repr(value)
-
-
-def _strict(value, path="", infinite=None):
-    """``value`` with non-finite floats as None, their dotted paths appended to ``infinite``."""
-    if isinstance(value, float) and not math.isfinite(value):
-        infinite.append(path)
-        return None
-    if isinstance(value, dict):
-        return {k: _strict(v, f"{path}.{k}" if path else k, infinite) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_strict(v, f"{path}[{i}]", infinite) for i, v in enumerate(value)]
-    return value
+    return convert(value, default=repr, found={})
 
 
 def execute(args) -> tuple[object, int]:
@@ -493,23 +468,22 @@ def _output(args, record_id, function, data_path, data, call, params, values, se
               if f.name not in ("spec_ids", "seed", "transcript")}
     shown = [f.name for f in dataclasses.fields(result) if f.repr and f.name in fields]
     if args.json:
-        infinite: list[str] = []
         out = {
             "algorithm": record_id, "citation": str(record.citation), "function": f"{function.__module__}.{function.__name__}",
             "data": {"path": str(data_path), "n": int(data.shape[0]), "columns": int(data.shape[1])},
             "loss": repr(call["loss"]) if "loss" in call else None,
             "domain": repr(call["domain"]) if "domain" in call else None,
-            "parameters": {k: _jsonable(v) for k, v in values.items()},
-            "defaults": {k: _jsonable(v) for k, v in defaults.items()},
+            "parameters": values,
+            "defaults": defaults,
             "seed": seed, "spec_ids": list(result.spec_ids),
-            "result": _jsonable(fields),
+            "result": fields,
             "vector": None if vector is None else {"path": str(vector_path), "id": vector["id"],
                                                    "tape_entries": len(vector["tape"]["entries"]),
                                                    "checkpoints": len(vector["checkpoints"])},
         }
-        out = _strict(out, "", infinite)
-        out["infinite"] = infinite
-        return out
+        from spec.jsonable import strict
+
+        return strict(out, default=repr)
     given = ", ".join(f"{k}={_short(v)}" for k, v in values.items())
     lines = [
         f"{record_id}: {record.citation} ({function.__module__}.{function.__name__})",

@@ -31,6 +31,7 @@ ANNOTATED = (
     "spec/gaussian.py",
     "spec/index.py",
     "spec/inversion.py",
+    "spec/jsonable.py",
     "spec/lazy.py",
     "spec/laplace.py",
     "spec/profiles.py",

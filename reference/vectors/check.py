@@ -43,6 +43,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from spec.errors import ParameterError
+from spec.jsonable import strict
 
 __all__ = ["DERIVED_TOLERANCE", "Mismatch", "CheckResult", "check", "load_vector", "load_outputs", "find_vector"]
 
@@ -101,15 +102,9 @@ class Mismatch:
         return f"{self.where}: got {self.got!r}, want {self.want!r} ({self.reason})"
 
     def to_dict(self) -> dict:
-        """JSON-ready (non-finite numbers as strings)."""
-        return {"field": self.field, "index": list(self.index), "where": self.where, "got": _json(self.got),
-                "want": _json(self.want), "allowed": self.allowed, "reason": self.reason, "message": str(self)}
-
-
-def _json(value):
-    if isinstance(value, float) and not math.isfinite(value):
-        return repr(value)
-    return value
+        """Strict JSON (:func:`spec.jsonable.strict`: a non-finite number is null, listed in "infinite")."""
+        return strict({"field": self.field, "index": list(self.index), "where": self.where, "got": self.got,
+                       "want": self.want, "allowed": self.allowed, "reason": self.reason, "message": str(self)})
 
 
 @dataclass(frozen=True)
@@ -156,8 +151,9 @@ class CheckResult:
                 f"compared {self.count} values ({fields}); {k} mismatch{'es' if k != 1 else ''}")
 
     def to_dict(self) -> dict:
-        return {"vector": self.vector_id, "ok": self.ok, "compared": dict(self.compared), "count": self.count,
-                "tolerance": dict(self.tolerance), "mismatches": [m.to_dict() for m in self.mismatches]}
+        """Strict JSON (:func:`spec.jsonable.strict`)."""
+        return strict({"vector": self.vector_id, "ok": self.ok, "compared": dict(self.compared), "count": self.count,
+                       "tolerance": dict(self.tolerance), "mismatches": [m.to_dict() for m in self.mismatches]})
 
 
 def _shape(value, where: str):

@@ -38,6 +38,7 @@ from reference.results import AlgorithmResult
 from reference.rng import RngLike
 from reference.tape import Recorder
 from reference.vectors.build import build_domain, build_loss, describe
+from spec.jsonable import convert
 
 __all__ = ["record_run", "main_output", "vector_id", "GENERIC_TOLERANCE", "HOOKS"]
 
@@ -71,25 +72,21 @@ def main_output(result: AlgorithmResult) -> np.ndarray:
 
 
 def _jsonable(value, what: str):
-    if isinstance(value, np.ndarray):
-        value = value.tolist()
-    if isinstance(value, (np.integer, np.floating)):
-        value = value.item()
-    if isinstance(value, (bool, int, str)) or value is None:
-        return value
-    if isinstance(value, float):
-        if not math.isfinite(value):
-            raise ValueError(f"{what} ({value!r}) must be finite to be written in a vector")
-        return value
-    if isinstance(value, (list, tuple)):
-        return [_jsonable(v, what) for v in value]
-    if isinstance(value, dict):
-        return {str(k): _jsonable(v, f"{what}.{k}") for k, v in value.items()}
+    """``value`` as JSON values for a vector (:func:`spec.jsonable.convert`): numbers must be finite, and
+    a loss, domain or sampler is written as its description."""
+    def described(obj):
+        try:
+            d = describe(obj)
+        except ValueError as err:
+            raise ValueError(f"{what} ({obj!r}) cannot be written in a vector: {err}") from None
+        return d["name"] if not d["parameters"] else {"name": d["name"], "parameters": d["parameters"]}
+
     try:
-        d = describe(value)
+        return convert(value, default=described, path=what)
     except ValueError as err:
-        raise ValueError(f"{what} ({value!r}) cannot be written in a vector: {err}") from None
-    return d["name"] if not d["parameters"] else {"name": d["name"], "parameters": _jsonable(d["parameters"], what)}
+        if "must be finite" in str(err):
+            raise ValueError(f"{err} to be written in a vector") from None
+        raise
 
 
 def _described(value, build, key: str):

@@ -519,8 +519,8 @@ def test_result_fields_and_json():
     assert str(r).endswith("REFUTED")
     d = json.loads(json.dumps(r.to_dict(), allow_nan=False))
     assert d["violated"] is True and d["seed"] == 3 and d["result_type"] == "privacy"
-    # An event never seen on the other dataset gives an infinite estimate, written as "inf".
-    assert r.epsilon_estimate == math.inf and d["epsilon_estimate"] == "inf"
+    # An event never seen on the other dataset gives an infinite estimate, written as null and listed.
+    assert r.epsilon_estimate == math.inf and d["epsilon_estimate"] is None and "epsilon_estimate" in d["infinite"]
     p = audit_real(gaussian(SIGMA), PAIR, epsilon=1.0, delta=1e-5, runs=1000, seed=3,
                       profile=GaussianProfile(SIGMA))
     dp = json.loads(json.dumps(p.to_dict(), allow_nan=False))

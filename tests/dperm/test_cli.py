@@ -522,7 +522,7 @@ def test_spec_eval_infinite_value_is_null_and_listed(capsys):
     status, out, _ = run(capsys, "spec", "gaussian.analytic", "--eval", "sigma=1e-300", "sensitivity=1e300",
                          "steps=1", "--json")
     got = _strict_loads(out)
-    assert status == 0 and got["formulas"]["mu"] is None and got["infinite"] == ["mu"]
+    assert status == 0 and got["formulas"]["mu"] is None and got["infinite"] == ["formulas.mu"]
     assert got["needs"] == {"delta": ["epsilon"], "beta": ["type_one_error"]}
     status, out, _ = run(capsys, "spec", "gaussian.analytic", "--eval", "sigma=1e-300", "sensitivity=1e300",
                          "steps=1")
