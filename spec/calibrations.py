@@ -246,7 +246,7 @@ def _accountant(rec: SpecRecord, calibration: Calibration | None = None) -> Targ
         computed = cal.computes
         rest = [k for k in required if k != computed and k not in cal.required]
         required = (*cal.required, *rest)
-        optional = {**{k: v for k, v in optional.items() if k != computed}, **cal.optional}
+        optional = {k: v for k, v in {**optional, **cal.optional}.items() if k != computed and k not in required}
         statement = f"the epsilon certified for the noise of calibration {calibration.name}: {statement}"
     return Target(rec, "accountant", "epsilon", f"{fn.__module__}.{fn.__qualname__}", statement,
                   tuple(required), optional, Rounding.UP, calibration)
