@@ -70,7 +70,7 @@ from reference.wang20 import gradient_descent as _gd
 from reference.wang20 import bun_steinke as _tm
 from spec import validate
 from spec.wang20 import gradient_descent as _spec_gd
-from spec.wang20 import trimmed_mean as _spec_tm
+from spec.wang20 import bun_steinke as _spec_tm
 
 __all__ = [
     "MappedDraws",

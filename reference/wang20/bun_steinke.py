@@ -13,7 +13,7 @@ flag); :func:`smooth_bound` computes it only when asked (``form="printed"``, for
 and the algorithm never does.
 
 Floating point. :func:`smooth_bound` is the numpy version of
-:func:`spec.wang20.trimmed_mean.smooth_bound` (exact fractions and mpmath, too slow for every
+:func:`spec.wang20.bun_steinke.smooth_bound` (exact fractions and mpmath, too slow for every
 coordinate of every step). Each ``A^(k) e^{-kt}`` carries at most five roundings (a difference, a
 division, ``exp``, a product, a minimum), a relative error below ``5 u`` (``u = 2^-53``); the
 result is multiplied by ``1 + 16 u``, so it is never below the exact bound (the tests check this
@@ -37,7 +37,7 @@ from reference.rng import RngLike
 from reference.tape import NoiseSource, noise_source
 from spec import validate
 from spec.errors import ParameterError
-from spec.wang20 import trimmed_mean as _spec
+from spec.wang20 import bun_steinke as _spec
 
 __all__ = [
     "SPEC_IDS",
@@ -125,7 +125,7 @@ def smooth_bound(values, *, trim, dilation, mean_lower, mean_upper, form="correc
     Privacy
     -------
     ``wang20.alg_2`` (RECONSTRUCTED and ERRATUM flags); the exact version is
-    :func:`spec.wang20.trimmed_mean.smooth_bound`.
+    :func:`spec.wang20.bun_steinke.smooth_bound`.
     """
     x = np.asarray(values, dtype=float)
     n = x.shape[-1]
@@ -178,7 +178,7 @@ def clipped_trimmed_mean(values, *, trim, mean_lower, mean_upper, presorted=Fals
 
 def noise_scale(values, *, trim, dilation, shift, mean_lower, mean_upper, presorted=False) -> np.ndarray:
     """``S^t(x)/s``, the multiplier of ``sinh(Y)`` in line 3, rounded up (the numpy version of
-    :func:`spec.wang20.trimmed_mean.noise_scale`).
+    :func:`spec.wang20.bun_steinke.noise_scale`).
 
     Privacy
     -------

@@ -37,7 +37,7 @@ from reference.solver import minimise
 from reference.tape import noise_source
 from spec import validate
 from spec.errors import ParameterError
-from spec.wang20 import sample_aggregate as _spec
+from spec.wang20 import sample_and_aggregate as _spec
 
 __all__ = [
     "SPEC_IDS",

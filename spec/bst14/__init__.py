@@ -36,7 +36,7 @@ Modules
     Section III-A: Algorithm 2, Theorems III.1 and III.2.
 :mod:`spec.bst14.grid_walk`
     Section III-C: Theorem III.4, the polynomial-time sampler's constants.
-:mod:`spec.bst14.localization`
+:mod:`spec.bst14.localization_algorithms`
     Section IV: Algorithms 3 and 4, Theorems IV.1, IV.3, Lemma IV.2.
 :mod:`spec.bst14.lower_bounds`
     Section V: Lemma V.1, Theorems V.2-V.5.
@@ -51,7 +51,7 @@ from __future__ import annotations
 from spec.bst14 import (
     exponential_sampling,
     grid_walk,
-    localization,
+    localization_algorithms,
     lower_bounds,
     noisy_sgd,
     noisy_sgd_privacy,
@@ -60,7 +60,7 @@ from spec.bst14 import (
 )
 from spec.bst14.exponential_sampling import ALG_2, THM_III_1, THM_III_2
 from spec.bst14.grid_walk import THM_III_4, fallback_log_ratio_bound
-from spec.bst14.localization import (
+from spec.bst14.localization_algorithms import (
     ALG_3,
     ALG_4,
     LEMMA_IV_2,
@@ -103,7 +103,7 @@ __all__ = [
     "union_bound_overshoot", "composition_overshoot", "calibration_table",
     "fallback_log_ratio_bound", "localization_parameters", "table_cells", "table_cell",
     "symbols", "noisy_sgd", "noisy_sgd_privacy", "exponential_sampling", "grid_walk",
-    "localization", "lower_bounds", "table_i",
+    "localization_algorithms", "lower_bounds", "table_i",
 ]
 
 #: The records this package registers.

@@ -15,7 +15,7 @@ Modules
 :mod:`spec.wang19.definitions`     Definitions 2-7, the gradient mapping (2), the Frank-Wolfe gap, Lemmas 1, 3.
 :mod:`spec.wang19.gaussian_width`  Definition 8 (widths of the l2 ball, l1 ball, simplex, box) and Lemma 4.
 :mod:`spec.wang19.noise`           Equation (3), Theorem 1 (privacy, calibration options) and Lemma 2.
-:mod:`spec.wang19.dp_pgd`          Algorithm 1 (DP-PGD, step 3's typos) and Theorem 2.
+:mod:`spec.wang19.proximal_gradient`          Algorithm 1 (DP-PGD, step 3's typos) and Theorem 2.
 :mod:`spec.wang19.population`      Theorem 3 (population gradient, asymptotic form only).
 :mod:`spec.wang19.frank_wolfe`     Algorithm 2 (DP-FW-L2), Theorem 4, the Frank-Wolfe step-size derivation.
 :mod:`spec.wang19.mirror_descent`  Definition 9, Algorithm 3 (DP-PMD) and Theorem 5.
@@ -40,18 +40,18 @@ from __future__ import annotations
 
 from spec.wang19 import (
     definitions,
-    dp_pgd,
     frank_wolfe,
     frank_wolfe_l1,
     gaussian_width,
     mirror_descent,
     noise,
     population,
+    proximal_gradient,
 )
 from spec.wang19.definitions import (
     DEF_2, DEF_3, DEF_4, DEF_5, DEF_6, DEF_7, FRANK_WOLFE_GAP, GRADIENT_MAPPING, LEMMA_1, LEMMA_3,
 )
-from spec.wang19.dp_pgd import ALG_1, THM_2
+from spec.wang19.proximal_gradient import ALG_1, THM_2
 from spec.wang19.frank_wolfe import ALG_2, THM_4
 from spec.wang19.frank_wolfe_l1 import ALG_4, THM_6
 from spec.wang19.gaussian_width import DEF_8, LEMMA_4
@@ -68,6 +68,6 @@ __all__ = [
 
 #: The records this package registers.
 RECORDS = (
-    definitions.RECORDS + gaussian_width.RECORDS + noise.RECORDS + dp_pgd.RECORDS + population.RECORDS
+    definitions.RECORDS + gaussian_width.RECORDS + noise.RECORDS + proximal_gradient.RECORDS + population.RECORDS
     + frank_wolfe.RECORDS + mirror_descent.RECORDS + frank_wolfe_l1.RECORDS
 )

@@ -14,9 +14,9 @@ subsets ``m`` is ``subsets``, Bun-Steinke's ``t, s`` (NRS07's ``beta, alpha``) a
 
 Modules
 -------
-:mod:`spec.wang20.sample_aggregate`
+:mod:`spec.wang20.sample_and_aggregate`
     Theorem 1 (NRS07), Algorithm 1, Lemma 1, Theorem 2.
-:mod:`spec.wang20.trimmed_mean`
+:mod:`spec.wang20.bun_steinke`
     Theorem 3 (Bun-Steinke), Algorithm 2 and its (corrected) smooth sensitivity bound.
 :mod:`spec.wang20.catoni_giulini`
     The soft truncation phi and its smoothing C(a, b) (eq. 6, 9), Lemma 3, Theorem 6.
@@ -26,14 +26,14 @@ Modules
 
 from __future__ import annotations
 
-from spec.wang20 import catoni_giulini, gradient_descent, sample_aggregate, trimmed_mean
+from spec.wang20 import bun_steinke, catoni_giulini, gradient_descent, sample_and_aggregate
 
-__all__ = ["RECORDS", "catoni_giulini", "gradient_descent", "sample_aggregate", "trimmed_mean"]
+__all__ = ["RECORDS", "catoni_giulini", "gradient_descent", "sample_and_aggregate", "bun_steinke"]
 
 #: The records this package registers, in the paper's order.
 RECORDS = (
-    sample_aggregate.RECORDS
-    + trimmed_mean.RECORDS
+    sample_and_aggregate.RECORDS
+    + bun_steinke.RECORDS
     + gradient_descent.RECORDS[:4]
     + catoni_giulini.RECORDS
     + gradient_descent.RECORDS[4:]

@@ -22,7 +22,7 @@ Modules and records
 :mod:`spec.zhang17.convex_utility`
     ``zhang17.thm_2``, ``zhang17.thm_3``, ``zhang17.excess_risk_strongly_convex``,
     ``zhang17.excess_risk_convex``.
-:mod:`spec.zhang17.rrpsgd`
+:mod:`spec.zhang17.random_round_sgd`
     ``zhang17.alg_2``, ``zhang17.thm_4`` (with :func:`certified_epsilon`,
     :func:`certified_epsilon_grid`), ``zhang17.thm_5``, ``zhang17.lemma_4``, ``zhang17.thm_6``.
 :mod:`spec.zhang17.table`
@@ -40,7 +40,7 @@ Algorithm 2: ``THM_5`` formula ``learning_rate`` (public ``initial_gap``), ``ALG
 
 from __future__ import annotations
 
-from spec.zhang17 import convex_utility, output_perturbation, preliminaries, rrpsgd, stability, table
+from spec.zhang17 import convex_utility, output_perturbation, preliminaries, random_round_sgd, stability, table
 from spec.zhang17.convex_utility import EXCESS_RISK_CONVEX, EXCESS_RISK_STRONGLY_CONVEX, THM_2, THM_3
 from spec.zhang17.output_perturbation import (
     ALG_1,
@@ -50,7 +50,7 @@ from spec.zhang17.output_perturbation import (
     output_noise_profile,
 )
 from spec.zhang17.preliminaries import ASSUMPTION_1, DEF_1, DEF_2, LEMMA_1
-from spec.zhang17.rrpsgd import (
+from spec.zhang17.random_round_sgd import (
     ALG_2,
     LEMMA_4,
     THM_4,
@@ -73,5 +73,5 @@ __all__ = [
 #: The records this package registers.
 RECORDS = (
     preliminaries.RECORDS + stability.RECORDS + output_perturbation.RECORDS + convex_utility.RECORDS
-    + rrpsgd.RECORDS + table.RECORDS
+    + random_round_sgd.RECORDS + table.RECORDS
 )
