@@ -260,7 +260,7 @@ class Configured:
         return self._constants()
 
     def _constants(self) -> tuple[Constant, ...]:
-        if self.loss is None:
+        if self.loss is None or not self.USES:
             return ()
         c = self.loss.constants
         out = []
@@ -283,6 +283,11 @@ class Configured:
     def gradient_evaluations(self, *, runs: int = 1) -> int:
         """Per-example gradient evaluations (or loss evaluations) of ``runs`` runs: the work."""
         raise NotImplementedError
+
+    def loop_length(self) -> int:
+        """The number of steps of the loop (T, or K noisy steps): what rounding errors accumulate over."""
+        steps = getattr(self, "steps", None)
+        return int(steps) if isinstance(steps, (int, np.integer)) else 1
 
     def describe(self) -> str:
         """The configuration as a table: the claim and its certificate, the inputs, the constants of

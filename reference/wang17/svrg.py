@@ -223,6 +223,9 @@ class SVRGBox(Configured):
         return int(getattr(self.RECORD, self._ALG).evaluate("gradient_evaluations", n=self.n, epochs=self.epochs,
                                                              epoch_length=self.epoch_length)) * int(runs)
 
+    def loop_length(self) -> int:
+        return int(self.noisy_steps)
+
     def check_data(self, data):
         rows, n, _ = check_problem(data, loss=self.loss, domain=Rp(dim=self.p))
         self._check_n(n)

@@ -206,6 +206,9 @@ class RandomRoundSGD(Configured):
         """At most ``n^2`` single-record gradients per run (R is uniform on ``{1, ..., n^2}``)."""
         return int(self.max_rounds) * int(runs)
 
+    def loop_length(self) -> int:
+        return int(self.max_rounds)
+
     def check_data(self, data):
         rows, n, _ = check_problem(data, loss=self.loss, domain=Rp(dim=self.p), convex=False)
         self._check_n(n)
