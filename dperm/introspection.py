@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from spec.errors import ParameterError
 
 __all__ = ["Parameter", "parameters", "RESERVED", "takes", "loose_value", "build_named", "classes",
-           "paper_classes", "loss_classes", "domain_classes", "LOSS_KEYS", "DOMAIN_KEYS"]
+           "paper_classes", "loss_classes", "domain_classes", "regulariser_classes", "LOSS_KEYS", "DOMAIN_KEYS"]
 
 #: Keywords every reference algorithm may take that are not parameters of the run: the data's
 #: setting (``loss``, ``domain``), the batch size (``runs``) and the randomness hooks.
@@ -61,7 +61,7 @@ _ENTRY = re.compile(r"^(?P<indent>\s*)(?P<names>[A-Za-z_][\w]*(?:\s*,\s*[A-Za-z_
 
 
 def _docstring_parameters(function) -> dict[str, tuple[str, str]]:
-    """name -> (type text, first sentence of the description) from a numpydoc Parameters section."""
+    """name -> (type text, the whole description) from a numpydoc Parameters section."""
     doc = inspect.getdoc(function) or ""
     m = _SECTION.search(doc)
     if not m:
@@ -76,11 +76,8 @@ def _docstring_parameters(function) -> dict[str, tuple[str, str]]:
                 out[name] = [entry["type"] or "", ""]
         elif current and line.strip():
             for name in current:
-                if not out[name][1]:
-                    out[name][1] = line.strip()
-                elif not out[name][1].endswith("."):
-                    out[name][1] += " " + line.strip()
-    return {k: (t, _plain(d.split(". ")[0].rstrip("."))) for k, (t, d) in out.items()}
+                out[name][1] = (out[name][1] + " " + line.strip()).strip()
+    return {k: (t, _plain(d)) for k, (t, d) in out.items()}
 
 
 def _plain(text: str) -> str:
@@ -97,14 +94,17 @@ def _choices(type_text: str) -> tuple | None:
     return tuple(x for x in items if x) or None
 
 
-def parameters(function) -> list[Parameter]:
-    """The run parameters of ``function``: its keyword parameters after the data, minus :data:`RESERVED`."""
+def parameters(function, *, skip: tuple[str, ...] = ()) -> list[Parameter]:
+    """The run parameters of ``function`` (a reference function or a box's ``configure``): its keyword
+    parameters, minus :data:`RESERVED` and ``skip`` (a leading positional ``data`` is not one)."""
     from spec.vocabulary import VOCABULARY
 
     docs = _docstring_parameters(function)
     out = []
-    for p in list(inspect.signature(function).parameters.values())[1:]:
-        if p.name in RESERVED or p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
+    for p in inspect.signature(function).parameters.values():
+        if p.name in RESERVED or p.name in skip or p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD, p.POSITIONAL_ONLY):
+            continue
+        if p.kind is p.POSITIONAL_OR_KEYWORD and p.name in ("data", "values"):
             continue
         term = VOCABULARY.get(p.name)
         type_text, description = docs.get(p.name, ("", ""))
@@ -135,12 +135,13 @@ def loose_value(text: str):
 def classes(module) -> dict[str, type]:
     """The classes a package exports (``__all__``) that can be built from a name and keywords: not
     exceptions, not abstract, not algorithm results, no ``*args`` constructor."""
+    from reference.configured import Configured
     from reference.results import AlgorithmResult
 
     out = {}
     for name in getattr(module, "__all__", ()):
         obj = getattr(module, name, None)
-        if (isinstance(obj, type) and not issubclass(obj, (BaseException, AlgorithmResult))
+        if (isinstance(obj, type) and not issubclass(obj, (BaseException, AlgorithmResult, Configured))
                 and not inspect.isabstract(obj) and not _varargs(obj)):
             out[name] = obj
     return out
@@ -202,6 +203,13 @@ def loss_classes() -> dict[str, type]:
     from reference import losses
 
     return {k: v for k, v in classes(losses).items() if issubclass(v, (losses.Loss, losses.Regulariser))}
+
+
+def regulariser_classes() -> dict[str, type]:
+    """The regularisers of :mod:`reference.losses` (``--regulariser``)."""
+    from reference import losses
+
+    return {k: v for k, v in classes(losses).items() if issubclass(v, losses.Regulariser)}
 
 
 def domain_classes() -> dict[str, type]:

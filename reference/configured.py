@@ -322,8 +322,9 @@ class Configured:
             for (name, _, meaning, source), value in zip(rows, values):
                 where = f" [{source}]" if source else ""
                 lines.append(f"  {name:<{width}}  {value:<{vwidth}}  {meaning}{where}")
-        if self.options:
-            lines.append("options: " + ", ".join(f"{k}={format_value(v)}" for k, v in self.options.items()))
+        given = {k: v for k, v in self.options.items() if v is not None}
+        if given:
+            lines.append("options: " + ", ".join(f"{k}={format_value(v)}" for k, v in given.items()))
         lines.append(f"work: {self.gradient_evaluations(runs=1):,} gradient evaluations per run")
         lines.append(f"spec ids: {', '.join(self.spec_ids)}")
         flags = self.all_flags()
