@@ -310,7 +310,7 @@ def _sampler_coefficient(sampler, loss: Loss, domain: Domain, epsilon: float) ->
     return _exact_coefficient(loss, domain, epsilon, None), "bst14.alg_2 coefficient epsilon/(2 L ||C||_2)"
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, eq=False)
 class ExpSampling(Configured):
     r"""Algorithm 2, A_exp-samp, configured: the sampler and its coefficient, before any data.
 

@@ -85,7 +85,7 @@ class OutputPerturbationResult(AlgorithmResult):
         return [self.localized_domain(r) for r in range(self.centres.shape[0])]
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, eq=False)
 class OutputPerturbation(Configured):
     r"""Algorithm 3, A_out-pert, configured: the noise rate and the radius of ``C_0``, before any data.
 
@@ -226,7 +226,7 @@ class LocalizationResult(AlgorithmResult):
     parameters: dict = field(repr=False)
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, eq=False)
 class Localization(Configured):
     r"""Algorithm 4, configured: Algorithm 3 at epsilon/2 (zeta = 3 ln n), then Algorithm 2 at epsilon/2 on C_0.
 

@@ -112,7 +112,7 @@ def learning_rates(schedule: str, *, n: int, steps: int, lipschitz: float | None
     return evaluate_over_steps(_spec.THM_II_4, "eta_strongly_convex", t, n=n, strong_convexity=strong_convexity)
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, eq=False)
 class NoiseGD(Configured):
     r"""Algorithm 1, A_Noise-GD, configured: sigma, T and the learning rates, before any data.
 
@@ -128,6 +128,9 @@ class NoiseGD(Configured):
     -------
     ``bst14.thm_II_4`` (expected excess empirical risk, for each schedule).
     """
+
+    #: The transcript key, the iterate's name and its index offset of the vectors' checkpoints.
+    CHECKPOINT: ClassVar[tuple] = ("theta", "theta", 1)
 
     ALGORITHM: ClassVar[str] = "bst14.alg_1"
     RESULT: ClassVar[type] = NoiseGDResult

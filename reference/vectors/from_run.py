@@ -139,6 +139,29 @@ def _start(configured, runs: int):
     return None
 
 
+class _Checkpoints:
+    """The transcript hook that keeps the iterates of steps 1, 2, T/2 and T (the committed cases'
+    choice) for boxes that declare ``CHECKPOINT = (transcript key, iterate name, offset)``: the
+    iterate after step t is called ``name_{t + offset}``."""
+
+    def __init__(self, configured) -> None:
+        spec = getattr(type(configured), "CHECKPOINT", None)
+        self.key, self.name, self.offset = spec if spec else (None, None, 0)
+        length = max(1, int(configured.loop_length()))
+        self.picks = {1, 2, length // 2, length} - {0}
+        self.count = 0
+        self.kept: dict[int, list] = {}
+
+    def __call__(self, t, state) -> None:
+        self.count += 1
+        if self.count in self.picks:
+            self.kept[self.count] = np.asarray(state[self.key], dtype=np.float64).tolist()
+
+    def checkpoints(self) -> list[dict]:
+        return [{"step": t, "iterate": f"{self.name}_{t + self.offset}", "theta": self.kept[t]}
+                for t in sorted(self.kept)]
+
+
 def _derived(configured) -> dict:
     derived = {"n": int(configured.n), "p": int(configured.p)}
     for c in configured.constants():
@@ -194,7 +217,8 @@ def vector_of_run(configured, data: ArrayLike, *, id: str, runs: int = 1, rng: R
     from reference.algorithms import label
 
     recorder = Recorder(rng)
-    result = configured.run(data, runs=runs, noise=recorder)
+    keep = _Checkpoints(configured)
+    result = configured.run(data, runs=runs, noise=recorder, transcript=keep if keep.key else False)
     rows = np.asarray(data, dtype=np.float64)
     if rows.ndim == 1:
         rows = rows[:, None]
@@ -219,7 +243,7 @@ def vector_of_run(configured, data: ArrayLike, *, id: str, runs: int = 1, rng: R
         parameters[name] = _jsonable(value, name)
     vector = {"id": vector_id(id), "algorithm": label(configured.ALGORITHM), "spec": list(configured.spec_ids),
               "flags": vector_flags(configured), "inputs": inputs, "parameters": parameters,
-              "derived": _derived(configured), "tape": recorder.tape.to_dict(), "checkpoints": [],
+              "derived": _derived(configured), "tape": recorder.tape.to_dict(), "checkpoints": keep.checkpoints(),
               "output": {"theta": _jsonable(main_output(result), "theta")}, "tolerance": _tolerance(configured)}
     replay = Replay(recorder.tape)
     again = configured.run(data, runs=runs, noise=replay)

@@ -86,7 +86,7 @@ def _mirror(mirror_map, domain):
     return mirror_maps.MIRROR_MAPS[name](domain)
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, eq=False)
 class AcceleratedMirrorDescent(Configured):
     r"""Algorithm 3, DP-AccMD(F, x_0, T, sigma, w), corrected, configured: T, sigma, alpha_k, r_k, before any data.
 
@@ -99,6 +99,9 @@ class AcceleratedMirrorDescent(Configured):
     -------
     ``wang17.thm_5_4``.
     """
+
+    #: The transcript key, the iterate's name and its index offset of the vectors' checkpoints.
+    CHECKPOINT: ClassVar[tuple] = ("y", "y", 0)
 
     ALGORITHM: ClassVar[str] = "wang17.alg_3"
     RESULT: ClassVar[type] = AccMDResult

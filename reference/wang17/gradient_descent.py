@@ -70,7 +70,7 @@ class GDResult(AlgorithmResult):
     transcript: dict | None = field(default=None, repr=False)
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, eq=False)
 class GradientDescent(Configured):
     r"""Algorithm 4, DP-GD(x_0, F, eta, T, sigma, D), configured: T, eta and sigma, before any data.
 
@@ -83,6 +83,9 @@ class GradientDescent(Configured):
     -------
     ``wang17.thm_6_2`` (PL, last iterate), ``wang17.thm_6_3`` (non-convex, random iterate).
     """
+
+    #: The transcript key, the iterate's name and its index offset of the vectors' checkpoints.
+    CHECKPOINT: ClassVar[tuple] = ("x", "x", 0)
 
     ALGORITHM: ClassVar[str] = "wang17.alg_4"
     RESULT: ClassVar[type] = GDResult

@@ -178,10 +178,13 @@ def noise_sigma(record, *, n, epochs, epoch_length, epsilon, delta, lipschitz, c
     return sigma, implied
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, eq=False)
 class SVRGBox(Configured):
     """What Algorithms 1 and 2 share: sigma (proven or the paper's c), T, m, eta and the inner loop's
     result; each subclass sets its records, labels and epoch lengths."""
+
+    #: The transcript key, the iterate's name and its index offset of the vectors' checkpoints.
+    CHECKPOINT: ClassVar[tuple] = ("x", "x", 0)
 
     USES: ClassVar[tuple[str, ...]] = ("lipschitz", "smoothness", "strong_convexity")
     RECORD: ClassVar[object] = _svrg
@@ -236,7 +239,7 @@ class SVRGBox(Configured):
 # Algorithm 1
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, eq=False)
 class SVRG(SVRGBox):
     r"""Algorithm 1, DP-SVRG(F^r, x~_0, T, m, eta, sigma), configured.
 

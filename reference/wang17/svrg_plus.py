@@ -33,7 +33,7 @@ LABEL_INDEX_2 = "wang17 Alg.2 L6 index"
 LABEL_NOISE_2 = "wang17 Alg.2 L7 u"
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, eq=False)
 class SVRGPlus(SVRGBox):
     r"""Algorithm 2, DP-SVRG++(F^r, x~_0, T, m, eta, sigma), configured.
 

@@ -66,10 +66,13 @@ class RandomIterateResult:
         return self.theta
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, eq=False)
 class RandomIterateBox(Configured):
     """What wang19's four configured boxes share: T, gamma, the public start point, the random output
     index R, and notes on a theorem default of T = 1."""
+
+    #: The transcript key, the iterate's name and its index offset of the vectors' checkpoints.
+    CHECKPOINT: ClassVar[tuple] = ("x", "x", 1)
 
     CONVEX: ClassVar[bool] = False
     USES: ClassVar[tuple[str, ...]] = ("lipschitz", "smoothness")

@@ -93,7 +93,7 @@ def constants(*, loss: Loss, domain: Domain, n: int, epsilon: float, delta: floa
     return t, sigma, cap(gamma), width
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, eq=False)
 class FrankWolfe(RandomIterateBox):
     r"""Algorithm 2, DP-FW-L2, configured: T, sigma, gamma and G_C, before any data.
 

@@ -146,7 +146,7 @@ def constants(*, loss: Loss, domain: Domain, n: int, epsilon: float, delta: floa
     return t, eps0, coefficient, cap(gamma), a
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, eq=False)
 class FrankWolfeL1(RandomIterateBox):
     r"""Algorithm 4, DP-FW-L1, configured: T, the per-step budget, the mechanism's coefficient and gamma.
 

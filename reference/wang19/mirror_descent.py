@@ -314,7 +314,7 @@ def constants(*, loss: Loss, domain: Domain, mirror: DistanceGenerating | str, n
     return t, sigma, gamma, alpha, width
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, eq=False)
 class MirrorDescent(RandomIterateBox):
     r"""Algorithm 3, DP-PMD, configured: T, sigma, gamma, the mirror map's modulus and G_C, before any data.
 

@@ -100,7 +100,7 @@ def constants(*, loss: Loss, n: int, dimension: int, epsilon: float, delta: floa
     return t, sigma, gamma
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, eq=False)
 class ProximalGradient(RandomIterateBox):
     r"""Algorithm 1, DP-PGD, configured: T, sigma and gamma, before any data.
 

@@ -220,7 +220,7 @@ def release(values, *, trim, dilation, shift, mean_lower, mean_upper, noise: Noi
     return statistic + scale * np.sinh(y), statistic, bound, scale
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, eq=False)
 class TrimmedMean(Configured):
     r"""Algorithm 2, configured: the trim m, the dilation t and the shift s, before any data.
 

@@ -208,9 +208,12 @@ def _steps_note(schedule: str, *, n, smoothness, strong_convexity=None, epsilon=
             f"from w^0 and the output stays near the start point; only {fix} changes the theorem's T.",)
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, eq=False)
 class _GradientDescentBox(Configured):
     """What Algorithms 3 and 4 share: T, eta, the start point w^0 and the projected loop."""
+
+    #: The transcript key, the iterate's name and its index offset of the vectors' checkpoints.
+    CHECKPOINT: ClassVar[tuple] = ("theta", "w", 0)
 
     USES: ClassVar[tuple[str, ...]] = ()
 
@@ -238,7 +241,7 @@ def _bounded(domain) -> None:
 # Algorithm 3
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, eq=False)
 class TrimmedMeanGD(_GradientDescentBox):
     r"""Algorithm 3, configured: T, eta and Algorithm 2's budget, trim, dilation and shift per coordinate.
 
@@ -388,7 +391,7 @@ def trimmed_mean_gd(data, *, loss, domain, epsilon, delta, mean_lower, mean_uppe
 # Algorithm 4
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, eq=False)
 class CatoniGiuliniGD(_GradientDescentBox):
     r"""Algorithm 4, configured: T, eta, the truncation scale s, beta and sigma, before any data.
 

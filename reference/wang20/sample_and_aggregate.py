@@ -181,7 +181,7 @@ def _draw_subsets(src, runs: int, m: int, n: int, size: int, s: int):
     return chosen, rounds - 1
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, eq=False)
 class SampleAggregate(Configured):
     r"""Algorithm 1, configured: s, gamma, beta, t0, K, the block size and Lambda, before any data.
 

@@ -241,7 +241,7 @@ def gradient_descent(rows: np.ndarray, *, loss: Loss, learning_rate: float, step
     return w, (np.stack(kept) if keep else None)
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, eq=False)
 class OutputPerturbationGD(Configured):
     r"""Algorithm 1, configured: eta, T, Delta and the noise (rate or sigma), before any data.
 

@@ -124,7 +124,7 @@ def rrpsgd_constants(*, loss: Loss, n: int, dimension: int, epsilon: float, delt
             "round_probability": _spec.THM_5.evaluate("round_probability", n=n_, check=False)}
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, eq=False)
 class RandomRoundSGD(Configured):
     r"""Algorithm 2 (RRPSGD), configured: sigma, the constant step and the law of R, before any data.
 
@@ -138,6 +138,9 @@ class RandomRoundSGD(Configured):
     -------
     ``zhang17.thm_5``.
     """
+
+    #: The transcript key, the iterate's name and its index offset of the vectors' checkpoints.
+    CHECKPOINT: ClassVar[tuple] = ("w", "w", 0)
 
     ALGORITHM: ClassVar[str] = "zhang17.alg_2"
     RESULT: ClassVar[type] = RRPSGDResult
