@@ -554,7 +554,8 @@ def main(argv: list[str] | None = None) -> int:
     except BrokenPipeError:
         _quiet_broken_pipe()
     except KeyboardInterrupt:  # Ctrl-C: one line, the shell's status for SIGINT
-        print("\ndperm: interrupted (Ctrl-C)", file=sys.stderr)
+        start = "\n" if getattr(sys.stderr, "isatty", lambda: False)() else ""  # end a progress line
+        print(f"{start}dperm: interrupted (Ctrl-C)", file=sys.stderr)
         return 130
     return status
 
