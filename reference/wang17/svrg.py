@@ -131,7 +131,7 @@ def check_svrg_setting(loss, regulariser, dimension):
     return p, c.lipschitz, c.smoothness, mu
 
 
-def start_state(x0, runs, p):
+def start_state(x0, *, runs, p):
     """``x~_0`` as a ``(runs, p)`` state: the origin by default."""
     if x0 is None:
         return np.zeros((runs, p))
@@ -340,7 +340,7 @@ class SVRG(SVRGBox):
         src, loss, regulariser, n, p = noise, self.loss, self.regulariser, self.n, self.p
         sigma, eta, T, m, K = self.sigma, self.learning_rate, self.epochs, self.epoch_length, self.noisy_steps
         x_rows, y_rows = loss.split(rows)
-        snap = start_state(self.x0, runs, p)
+        snap = start_state(self.x0, runs=runs, p=p)
         start = snap.copy()
         snapshots = np.empty((T, runs, p))
         keep = transcript is True

@@ -118,7 +118,7 @@ class SVRGPlus(SVRGBox):
         src, loss, regulariser, n, p = noise, self.loss, self.regulariser, self.n, self.p
         sigma, eta, T, m, K = self.sigma, self.learning_rate, self.epochs, self.epoch_length, self.noisy_steps
         x_rows, y_rows = loss.split(rows)
-        snap = start_state(self.x0, runs, p)
+        snap = start_state(self.x0, runs=runs, p=p)
         start = snap.copy()
         snapshots = np.empty((T, runs, p))
         keep = transcript is True
