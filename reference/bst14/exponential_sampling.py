@@ -328,6 +328,8 @@ class ExpSampling(Configured):
     RESULT: ClassVar[type] = ExpSamplingResult
 
     sampler: Any
+    sampler_epsilon: float = quantity("the budget the sampler's coefficient is computed from (line 2)",
+                                      source="epsilon")
     coefficient: float = quantity("c of the density exp(-c L(theta; D)) on C (line 2)", source="")
     coefficient_formula: str = ""
 
@@ -365,7 +367,7 @@ class ExpSampling(Configured):
         flags = ("rejection-sampler",) if isinstance(sampler, QuadraticRejectionSampler) else ()
         out = cls(loss=loss, domain=domain, n=n, p=domain.dim, epsilon=eps, options={"sampler": sampler},
                   spec_ids=spec_ids, flags=flags, allow_unproven=allow_unproven, sampler=sampler,
-                  coefficient=coefficient, coefficient_formula=source)
+                  sampler_epsilon=eps, coefficient=coefficient, coefficient_formula=source)
         return out._finish()
 
     def quantities(self):
@@ -379,8 +381,8 @@ class ExpSampling(Configured):
     def _loop(self, rows, *, runs, noise, transcript, progress) -> dict:
         # [bst14 Alg.2 L1] L(theta; D) = sum_i l(theta; d_i)  (loss.total, inside the sampler)
         # [bst14 Alg.2 L2] theta ~ exp(-c L(theta; D)) on C, c = epsilon/(2 L ||C||_2)
-        theta = self.sampler.sample(loss=self.loss, data=rows, domain=self.domain, epsilon=self.epsilon, runs=runs,
-                                    noise=noise)
+        theta = self.sampler.sample(loss=self.loss, data=rows, domain=self.domain, epsilon=self.sampler_epsilon,
+                                    runs=runs, noise=noise)
         progress(1, 1)
         return dict(theta=theta)
 
