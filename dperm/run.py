@@ -412,24 +412,18 @@ def _listing(as_json: bool):
 
 
 def _jsonable(value):
+    """``value`` as JSON-ready values (:func:`reference.configured.jsonable`), results and their
+    configurations without their transcript."""
     import dataclasses
 
-    import numpy as np
+    from reference.configured import jsonable
 
-    if isinstance(value, np.ndarray):
-        return value.tolist()
-    if isinstance(value, (np.integer, np.floating, np.bool_)):
-        return value.item()
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         return {f.name: _jsonable(getattr(value, f.name)) for f in dataclasses.fields(value)
                 if f.name not in ("transcript", "configuration")}
     if isinstance(value, dict):
         return {str(k): _jsonable(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_jsonable(v) for v in value]
-    if value is None or isinstance(value, (bool, int, float, str)):
-        return value
-    return repr(value)
+    return jsonable(value)
 
 
 def _strict(value, path="", infinite=None):

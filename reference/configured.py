@@ -57,6 +57,7 @@ __all__ = [
     "check_transcript",
     "minimum_records",
     "format_value",
+    "jsonable",
 ]
 
 #: ``progress(done, total)``: called by a run's loop after each outer step (for a progress bar).
@@ -146,15 +147,17 @@ def format_value(value) -> str:
     return repr(value) if isinstance(value, str) else str(value)
 
 
-def _jsonable(value):
+def jsonable(value):
+    """``value`` with numpy arrays and scalars as lists and numbers (dicts, lists, tuples recursed; other
+    objects by ``repr``), as the configuration summary and ``dperm run --json`` write them."""
     if isinstance(value, np.ndarray):
         return value.tolist()
     if isinstance(value, (np.integer, np.floating, np.bool_)):
         return value.item()
     if isinstance(value, dict):
-        return {str(k): _jsonable(v) for k, v in value.items()}
+        return {str(k): jsonable(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
-        return [_jsonable(v) for v in value]
+        return [jsonable(v) for v in value]
     if value is None or isinstance(value, (bool, int, float, str)):
         return value
     return repr(value)
@@ -345,8 +348,8 @@ class Configured:
             "regulariser": None if self.regulariser is None else repr(self.regulariser),
             "domain": None if self.domain is None else repr(self.domain),
             "constants": [{"name": c.name, "value": c.value, "source": c.source} for c in self.constants()],
-            "calibration": {name: _jsonable(value) for name, value, _, _ in self.quantities()},
-            "options": {k: _jsonable(v) for k, v in self.options.items()},
+            "calibration": {name: jsonable(value) for name, value, _, _ in self.quantities()},
+            "options": {k: jsonable(v) for k, v in self.options.items()},
             "gradient_evaluations_per_run": int(self.gradient_evaluations(runs=1)),
             "spec_ids": list(self.spec_ids), "flags": list(self.all_flags()), "notes": list(self.notes),
         }
