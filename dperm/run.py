@@ -89,20 +89,16 @@ _ID_LIKE = re.compile(r"^[A-Za-z]+[0-9]*\.[A-Za-z_]*[0-9]+$")
 
 
 def is_algorithm(token: str) -> bool:
-    """Whether ``token`` names an algorithm box (imports only that paper's reference package)."""
-    from reference.algorithms import box
+    """Whether ``token`` names an algorithm box (read from the source: no paper is imported)."""
+    from dperm.introspection import static_boxes
 
-    try:
-        box(token)
-    except KeyError:
-        return False
-    return True
+    return token in static_boxes()
 
 
 def _unknown(token: str) -> UsageError:
-    from reference.algorithms import ids
+    from dperm.introspection import static_boxes
 
-    known = ids()
+    known = list(static_boxes())
     close = difflib.get_close_matches(token, known, n=3, cutoff=0.6)
     hint = f"did you mean {', '.join(close)}?" if close else f"it must be one of {', '.join(known)}"
     return UsageError(f"ALGORITHM ({token}) is not an algorithm record id of reference.<paper>.BOXES; {hint}")
@@ -137,9 +133,9 @@ def algorithm_in(argv: list[str]) -> str | None:
 def _close_to_an_id(token: str) -> bool:
     if "." not in token:
         return False
-    from reference.algorithms import ids
+    from dperm.introspection import static_boxes
 
-    return bool(difflib.get_close_matches(token, ids(), n=1, cutoff=0.8))
+    return bool(difflib.get_close_matches(token, list(static_boxes()), n=1, cutoff=0.8))
 
 
 def _sentence(text: str) -> str:
@@ -199,11 +195,10 @@ def add_arguments(parser: argparse.ArgumentParser, algorithm: str | None, *, cal
     if algorithm is None:
         return
     from dperm import introspection
-    from reference.algorithms import box
 
-    cls = box(algorithm)
-    group = parser.add_argument_group(f"options of {algorithm} ({cls.__module__}.{cls.__name__}.configure)")
-    for p in introspection.parameters(cls.configure, skip=SETTING):
+    found = introspection.static_boxes()[algorithm]  # from the source: --help imports no paper
+    group = parser.add_argument_group(f"options of {algorithm} ({found.module}.{found.name}.configure)")
+    for p in introspection.static_parameters(algorithm, skip=SETTING):
         spellings = [p.option] + ([f"--{p.name}"] if "_" in p.name else [])
         if p.canonical:
             kind = typed(integer if p.integer else number, p.option)
@@ -371,14 +366,14 @@ def _listing(as_json: bool):
     import inspect
 
     from dperm import introspection
-    from reference.algorithms import boxes
 
     rows = []
-    for record_id, cls in boxes().items():
-        params = introspection.parameters(cls.configure, skip=SETTING)
-        takes = [k for k in ("loss", "domain", "regulariser", "dimension") if introspection.takes(cls.configure, k)]
+    for record_id, found in introspection.static_boxes().items():  # from the source: no paper imported
+        params = introspection.static_parameters(record_id, skip=SETTING)
+        declared = {entry[0] for entry in found.signature}
+        takes = [k for k in ("loss", "domain", "regulariser", "dimension") if k in declared]
         rows.append({
-            "algorithm": record_id, "configured": f"{cls.__module__}.{cls.__name__}",
+            "algorithm": record_id, "configured": f"{found.module}.{found.name}",
             "takes": takes,
             "required": [p.name for p in params if p.required],
             "optional": {p.name: _jsonable(p.default) for p in params if not p.required},

@@ -89,3 +89,26 @@ def test_build_named_errors_name_the_option(spec, message):
     with pytest.raises(ParameterError) as info:
         I.build_named("--loss", spec, I.loss_classes(), key="bounds")
     assert message in str(info.value)
+
+
+def test_the_source_reading_gives_what_the_import_gives():
+    """dperm run --list and ALGORITHM --help read the boxes from the source (no paper imported): the
+    same ids, classes and options as the imported configure signatures, and the same vocabulary."""
+    from dperm.run import SETTING
+
+    static = I.static_boxes()
+    assert list(static) == list(boxes())
+    for record_id, cls in boxes().items():
+        assert (static[record_id].module, static[record_id].name) == (cls.__module__, cls.__name__)
+        assert I.static_parameters(record_id, skip=SETTING) == I.parameters(cls.configure, skip=SETTING)
+    assert I.static_vocabulary() == {name: (t.meaning, t.integer) for name, t in VOCABULARY.items()}
+
+
+def test_help_imports_no_paper():
+    import subprocess
+    import sys
+
+    code = ("import sys\nfrom dperm.cli import main\ntry:\n    main(['run', 'bst14.alg_1', '--help'])\n"
+            "except SystemExit:\n    pass\nprint(sorted(m for m in sys.modules if m.startswith(('spec', 'reference'))))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip().splitlines()[-1] == "[]"
