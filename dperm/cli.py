@@ -62,6 +62,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import sys
 import warnings
 
@@ -111,8 +112,9 @@ _AUDIT_EXIT_HELP = (
 )
 
 _TARGET_HELP = (
-    "Targets: a spec record id, or 'gaussian', an alias of the Gaussian mechanism's records (options "
-    "below marked 'gaussian'); --list shows every target, what it computes and the options it takes (the "
+    "Targets: a spec record id, 'gaussian' (an alias of the Gaussian mechanism's records, options "
+    "below marked 'gaussian'), or an algorithm id (dperm calibrate bst14.alg_1 --help: the algorithm "
+    "configured without data); --list shows every target, what it computes and the options it takes (the "
     "canonical parameter names of spec.vocabulary). Plain output is one number; --json adds the "
     "values, the defaults used, the neighbouring relation and the rounding direction."
 )
@@ -437,6 +439,10 @@ def _run_verb(args):
             from dperm import run as run_verb
 
             out, status = run_verb.execute(args)
+        elif getattr(args, "configure_only", False):  # dperm calibrate ALGORITHM
+            from dperm import run as run_verb
+
+            out, status = run_verb.calibrate_execute(args)
         elif args.verb == "vectors":
             from dperm import vectors_cli
 
@@ -450,6 +456,17 @@ def _run_verb(args):
         else:  # not ours to reformat: hand it back to the warnings machinery
             warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
     return out, status, leaks
+
+
+#: A ``dperm calibrate`` target that names an algorithm box (``bst14.alg_1``; ``bst14.alg1`` gets a
+#: "did you mean"): configured by :mod:`dperm.run`, not by a record's calibration.
+_ALGORITHM_TARGET = re.compile(r"^[a-z0-9]+\.alg_?\d+$")
+
+
+def _word_after(argv: list[str], verb: str) -> str | None:
+    """The word after the verb, when it is not an option."""
+    i = argv.index(verb)
+    return argv[i + 1] if i + 1 < len(argv) and not argv[i + 1].startswith("-") else None
 
 
 def _verb_in(argv: list[str]) -> str | None:
@@ -489,6 +506,10 @@ def main(argv: list[str] | None = None) -> int:
         sys.stdout.flush()
     except BrokenPipeError:
         _quiet_broken_pipe()
+    except KeyboardInterrupt:  # Ctrl-C: one line, the shell's status for SIGINT
+        start = "\n" if getattr(sys.stderr, "isatty", lambda: False)() else ""  # end a progress line
+        print(f"{start}dperm: interrupted (Ctrl-C)", file=sys.stderr)
+        return 130
     return status
 
 
@@ -502,7 +523,13 @@ def _main(argv: list[str] | None) -> int:
 
             algorithm = run_verb.algorithm_in(argv)
         parser = build_parser(() if verb is None else (verb,), algorithm=algorithm)
-        args = parser.parse_args(_join_signed_values(argv, _value_options(parser)))
+        if verb == "calibrate" and _ALGORITHM_TARGET.match(_word_after(argv, verb) or ""):
+            from dperm import run as run_verb  # dperm calibrate ALGORITHM: configure without data
+
+            args = run_verb.calibrate_command(argv, _Parser)
+            args.verb, args.configure_only, args.version = "calibrate", True, False
+        else:
+            args = parser.parse_args(_join_signed_values(argv, _value_options(parser)))
         if args.version:
             from dperm import __version__
 

@@ -26,10 +26,10 @@ import json
 import re
 from dataclasses import dataclass
 
-from spec.errors import ParameterError
 
 __all__ = ["Parameter", "parameters", "RESERVED", "takes", "loose_value", "build_named", "classes",
-           "paper_classes", "loss_classes", "domain_classes", "LOSS_KEYS", "DOMAIN_KEYS"]
+           "paper_classes", "loss_classes", "domain_classes", "regulariser_classes", "LOSS_KEYS", "DOMAIN_KEYS",
+           "StaticBox", "static_boxes", "static_parameters"]
 
 #: Keywords every reference algorithm may take that are not parameters of the run: the data's
 #: setting (``loss``, ``domain``), the batch size (``runs``) and the randomness hooks.
@@ -61,7 +61,7 @@ _ENTRY = re.compile(r"^(?P<indent>\s*)(?P<names>[A-Za-z_][\w]*(?:\s*,\s*[A-Za-z_
 
 
 def _docstring_parameters(function) -> dict[str, tuple[str, str]]:
-    """name -> (type text, first sentence of the description) from a numpydoc Parameters section."""
+    """name -> (type text, the whole description) from a numpydoc Parameters section."""
     doc = inspect.getdoc(function) or ""
     m = _SECTION.search(doc)
     if not m:
@@ -76,11 +76,8 @@ def _docstring_parameters(function) -> dict[str, tuple[str, str]]:
                 out[name] = [entry["type"] or "", ""]
         elif current and line.strip():
             for name in current:
-                if not out[name][1]:
-                    out[name][1] = line.strip()
-                elif not out[name][1].endswith("."):
-                    out[name][1] += " " + line.strip()
-    return {k: (t, _plain(d.split(". ")[0].rstrip("."))) for k, (t, d) in out.items()}
+                out[name][1] = (out[name][1] + " " + line.strip()).strip()
+    return {k: (t, _plain(d)) for k, (t, d) in out.items()}
 
 
 def _plain(text: str) -> str:
@@ -97,14 +94,17 @@ def _choices(type_text: str) -> tuple | None:
     return tuple(x for x in items if x) or None
 
 
-def parameters(function) -> list[Parameter]:
-    """The run parameters of ``function``: its keyword parameters after the data, minus :data:`RESERVED`."""
+def parameters(function, *, skip: tuple[str, ...] = ()) -> list[Parameter]:
+    """The run parameters of ``function`` (a reference function or a box's ``configure``): its keyword
+    parameters, minus :data:`RESERVED` and ``skip`` (a leading positional ``data`` is not one)."""
     from spec.vocabulary import VOCABULARY
 
     docs = _docstring_parameters(function)
     out = []
-    for p in list(inspect.signature(function).parameters.values())[1:]:
-        if p.name in RESERVED or p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
+    for p in inspect.signature(function).parameters.values():
+        if p.name in RESERVED or p.name in skip or p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD, p.POSITIONAL_ONLY):
+            continue
+        if p.kind is p.POSITIONAL_OR_KEYWORD and p.name in ("data", "values"):
             continue
         term = VOCABULARY.get(p.name)
         type_text, description = docs.get(p.name, ("", ""))
@@ -135,12 +135,13 @@ def loose_value(text: str):
 def classes(module) -> dict[str, type]:
     """The classes a package exports (``__all__``) that can be built from a name and keywords: not
     exceptions, not abstract, not algorithm results, no ``*args`` constructor."""
+    from reference.configured import Configured
     from reference.results import AlgorithmResult
 
     out = {}
     for name in getattr(module, "__all__", ()):
         obj = getattr(module, name, None)
-        if (isinstance(obj, type) and not issubclass(obj, (BaseException, AlgorithmResult))
+        if (isinstance(obj, type) and not issubclass(obj, (BaseException, AlgorithmResult, Configured))
                 and not inspect.isabstract(obj) and not _varargs(obj)):
             out[name] = obj
     return out
@@ -160,6 +161,8 @@ def build_named(kind: str, spec, table: dict[str, type], *, key: str = "paramete
     ``kind`` names the option in messages (``--loss``). Nested ``{"name": ...}`` values whose
     name is in ``table`` are built too.
     """
+    from spec.errors import ParameterError
+
     if isinstance(spec, str):
         spec = {"name": spec, key: {}}
     if not isinstance(spec, dict) or "name" not in spec:
@@ -204,7 +207,126 @@ def loss_classes() -> dict[str, type]:
     return {k: v for k, v in classes(losses).items() if issubclass(v, (losses.Loss, losses.Regulariser))}
 
 
+def regulariser_classes() -> dict[str, type]:
+    """The regularisers of :mod:`reference.losses` (``--regulariser``)."""
+    from reference import losses
+
+    return {k: v for k, v in classes(losses).items() if issubclass(v, losses.Regulariser)}
+
+
 def domain_classes() -> dict[str, type]:
     from reference import domains
 
     return classes(domains)
+
+
+# ----------------------------------------------------------------------------- without imports
+#
+# ``dperm run --list`` and ``dperm run ALGORITHM --help`` read the boxes' ``configure`` signatures and
+# docstrings from the source (ast), so that answering them imports no paper (neither reference's
+# numpy code nor spec's sympy records); running a box imports its paper as usual.
+
+
+@dataclass(frozen=True)
+class StaticBox:
+    """An algorithm box as its source declares it: id, module, class and ``configure``'s parameters."""
+
+    record_id: str
+    module: str
+    name: str
+    signature: tuple  # (name, required, default source text or value, type text, description)
+
+
+def _reference_root():
+    import importlib.util
+    from pathlib import Path
+
+    found = importlib.util.find_spec("reference")
+    return Path(found.submodule_search_locations[0])
+
+
+def _literal(node):
+    import ast
+
+    try:
+        return ast.literal_eval(node)
+    except ValueError:
+        return ast.unparse(node)
+
+
+def static_boxes() -> dict[str, StaticBox]:
+    """Record id -> :class:`StaticBox` of every ``reference.<paper>.BOXES`` entry, read without importing."""
+    import ast
+
+    root = _reference_root()
+    out = {}
+    for init in sorted(root.glob("*/__init__.py")):
+        tree = ast.parse(init.read_text())
+        where = {}
+        for node in tree.body:
+            if isinstance(node, ast.ImportFrom) and node.module:
+                for alias in node.names:
+                    where[alias.asname or alias.name] = node.module
+        for node in tree.body:
+            if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "BOXES" for t in node.targets):
+                for key, value in zip(node.value.keys, node.value.values):
+                    out[key.value] = _static_box(key.value, where[value.id], value.id, root)
+    return dict(sorted(out.items(), key=lambda kv: (kv[0].split(".")[0], int(kv[0].rpartition("_")[2]))))
+
+
+def _static_box(record_id: str, module: str, name: str, root) -> StaticBox:
+    import ast
+
+    path = root.joinpath(*module.split(".")[1:]).with_suffix(".py")
+    tree = ast.parse(path.read_text())
+    cls = next(n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == name)
+    configure = next(n for n in cls.body if isinstance(n, ast.FunctionDef) and n.name == "configure")
+    doc = ast.get_docstring(configure) or ""
+    docs = _docstring_parameters(_Documented(doc))
+    args = configure.args
+    params = []
+    for arg, default in zip(args.kwonlyargs, args.kw_defaults):
+        type_text, description = docs.get(arg.arg, ("", ""))
+        params.append((arg.arg, default is None, None if default is None else _literal(default), type_text,
+                       description))
+    return StaticBox(record_id, module, name, tuple(params))
+
+
+class _Documented:
+    """A stand-in with a docstring, for :func:`_docstring_parameters`."""
+
+    def __init__(self, doc: str) -> None:
+        self.__doc__ = doc
+
+
+def static_vocabulary() -> dict[str, tuple[str, bool]]:
+    """name -> (meaning, integer) of :data:`spec.vocabulary.VOCABULARY`, read from its source (so that
+    answering ``--help`` imports no spec record; ``tests/dperm/test_introspection.py`` checks it is
+    the table the import gives)."""
+    import ast
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(importlib.util.find_spec("spec").submodule_search_locations[0]) / "vocabulary.py"
+    out = {}
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "Term":
+            name, meaning = (ast.literal_eval(a) for a in node.args[:2])
+            integer = any(k.arg == "integer" and ast.literal_eval(k.value) for k in node.keywords)
+            out[name] = (meaning, integer)
+    return out
+
+
+def static_parameters(record_id: str, *, skip: tuple[str, ...] = ()) -> list[Parameter]:
+    """:func:`parameters` of ``record_id``'s ``configure``, read from the source (no paper imported)."""
+    vocabulary = static_vocabulary()
+    box = static_boxes()[record_id]
+    out = []
+    for name, required, default, type_text, description in box.signature:
+        if name in RESERVED or name in skip:
+            continue
+        term = vocabulary.get(name)
+        out.append(Parameter(name=name, required=required, default=default, canonical=term is not None,
+                             integer=bool(term and term[1]), meaning=description or (term[0] if term else ""),
+                             choices=_choices(type_text)))
+    return out

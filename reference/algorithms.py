@@ -17,13 +17,14 @@ from __future__ import annotations
 
 import difflib
 import importlib
+import importlib.util
 import pkgutil
 import re
 from typing import Callable
 
 import reference
 
-__all__ = ["paper_packages", "algorithms", "get", "label"]
+__all__ = ["paper_packages", "algorithms", "get", "label", "boxes", "box", "ids"]
 
 _ID = re.compile(r"^(?P<paper>[a-z0-9]+)\.alg_(?P<number>\d+)$")
 
@@ -48,6 +49,38 @@ def algorithms() -> dict[str, Callable]:
         return (m["paper"], int(m["number"])) if m else (record_id, 0)
 
     return {k: found[k] for k in sorted(found, key=key)}
+
+
+def boxes() -> dict[str, type]:
+    """Record id -> configured class (``reference.<paper>.BOXES``), sorted like :func:`algorithms`."""
+    found = {}
+    for paper in paper_packages():
+        found.update(getattr(importlib.import_module(f"reference.{paper}"), "BOXES", {}))
+    return {k: found[k] for k in sorted(found, key=_key)}
+
+
+def _key(record_id: str):
+    m = _ID.match(record_id)
+    return (m["paper"], int(m["number"])) if m else (record_id, 0)
+
+
+def ids() -> list[str]:
+    """Every algorithm record id (imports every paper package)."""
+    return list(boxes())
+
+
+def box(record_id: str) -> type:
+    """The configured class of ``record_id``, importing only its paper's package (KeyError with
+    suggestions for an unknown id)."""
+    m = _ID.match(str(record_id))
+    if m is not None and importlib.util.find_spec(f"reference.{m['paper']}") is not None:
+        table = getattr(importlib.import_module(f"reference.{m['paper']}"), "BOXES", {})
+        if record_id in table:
+            return table[record_id]
+    known = ids()
+    close = difflib.get_close_matches(str(record_id), known, n=3, cutoff=0.6)
+    hint = f"; did you mean {', '.join(close)}?" if close else f"; one of {', '.join(known)}"
+    raise KeyError(f"no reference algorithm {record_id!r}{hint}")
 
 
 def get(record_id: str) -> Callable:

@@ -132,3 +132,18 @@ def test_one_inversion_helper():
             if count:
                 found[rel] = count
     assert found == {k: n for k, (n, _) in _NOT_CALIBRATIONS.items()}, found
+
+
+def test_one_module_name_per_algorithm_box():
+    """Each algorithm box has one module name in every layer: the spec module that defines its record,
+    the reference module of its configured class, and their tests (issue 19: rrpsgd vs
+    random_round_sgd, dp_pgd vs proximal_gradient, trimmed_mean vs bun_steinke were three names)."""
+    from reference.algorithms import boxes
+
+    for record_id, cls in boxes().items():
+        paper = record_id.split(".")[0]
+        name = cls.__module__.rsplit(".", 1)[1]
+        defining = [p.stem for p in sorted((ROOT / "spec" / paper).glob("*.py")) if f'id="{record_id}"' in p.read_text()]
+        assert defining == [name], (record_id, defining, cls.__module__)
+        for layer in ("spec", "reference"):
+            assert (ROOT / "tests" / layer / paper / f"test_{name}.py").is_file(), (record_id, layer, name)

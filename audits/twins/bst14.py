@@ -94,6 +94,7 @@ has loss 1.79 at epsilon = 1 (:func:`gridwalk_exact_epsilon`); the threshold eve
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import warnings
 
@@ -109,6 +110,7 @@ from reference.bst14 import noisy_sgd as _noisy_sgd
 from reference.bst14.instances import worst_case_neighbour
 from reference.domains import Domain, L2Ball
 from reference.losses import HalfSquaredDistance, Linear
+from reference.problem import check_problem
 from reference.tape import NoiseSource, noise_source
 from spec import bst14 as _spec
 from spec.errors import ParameterError, PrivacyLeakWarning
@@ -199,16 +201,22 @@ class ReusedDraws(NoiseSource):
 # twins
 
 
-def noise_gd_sigma_over_n(data, *, rng=None, noise=None, **kwargs):
+def _configured(cls, data, kwargs):
+    """The configured reference box for ``data`` (the twins' keywords are the reference function's)."""
+    _, n, _ = check_problem(data, loss=kwargs["loss"], domain=kwargs["domain"])
+    return cls.configure(n=n, allow_unproven=True, **kwargs)
+
+
+def noise_gd_sigma_over_n(data, *, runs=1, rng=None, noise=None, transcript=None, **kwargs):
     """Algorithm 1 with noise standard deviation ``sigma / n`` (variance ``sigma^2 / n^2``).
 
-    Same arguments as :func:`reference.bst14.noise_gd`; the only change is that the standard
-    normal draws of line 5 (label :data:`B_T_LABEL`) are multiplied by ``1/n`` before the
-    reference scales them by ``sigma``.
+    Same arguments as :func:`reference.bst14.noise_gd`; the configured reference
+    (:class:`reference.bst14.NoiseGD`) with its one field ``sigma`` replaced by ``sigma / n`` (the
+    learning rates, computed from the reference's sigma when configuring, are unchanged).
     """
-    n = np.asarray(data).shape[0]
-    src = ScaledDraws(noise_source(rng=rng, noise=noise), B_T_LABEL, 1.0 / n)
-    return alg.noise_gd(data, noise=src, **kwargs)
+    box = _configured(alg.NoiseGD, data, kwargs)
+    twin = dataclasses.replace(box, sigma=box.sigma / box.n)
+    return twin.run(data, runs=runs, rng=rng, noise=noise, transcript=transcript)
 
 
 def noise_gd_reused_noise(data, *, rng=None, noise=None, **kwargs):
@@ -222,25 +230,27 @@ def noise_gd_wrong_schedule(data, *, schedule=None, **kwargs):
     return alg.noise_gd(data, schedule="lipschitz", **kwargs)
 
 
-def exp_sampling_double_coefficient(data, *, epsilon, **kwargs):
+def exp_sampling_double_coefficient(data, *, runs=1, rng=None, noise=None, **kwargs):
     """Algorithm 2 with coefficient ``epsilon / (L ||C||_2)`` (the proof's factor-2 slip).
 
-    The reference's coefficient is ``epsilon' / (2 L ||C||_2)`` for the budget ``epsilon'`` it
-    is given and it uses the budget for nothing else, so passing ``2 epsilon`` changes exactly
-    the coefficient. The twin still *claims* ``epsilon``.
+    The configured reference (:class:`reference.bst14.ExpSampling`) with its field ``sampler_epsilon``
+    (the budget the sampler's ``c = epsilon'/(2 L ||C||_2)`` is computed from) replaced by ``2 epsilon``;
+    the twin still *claims* ``epsilon``.
     """
-    return alg.exp_sampling(data, epsilon=2.0 * float(epsilon), **kwargs)
+    box = _configured(alg.ExpSampling, data, kwargs)
+    twin = dataclasses.replace(box, sampler_epsilon=2.0 * box.epsilon, coefficient=2.0 * box.coefficient)
+    return twin.run(data, runs=runs, rng=rng, noise=noise)
 
 
-def output_perturbation_half_sensitivity(data, *, rng=None, noise=None, **kwargs):
+def output_perturbation_half_sensitivity(data, *, runs=1, rng=None, noise=None, **kwargs):
     """Algorithm 3 calibrated to sensitivity ``L/(n Delta)``: the noise radius is halved.
 
-    ``||b|| = G / rate`` with ``G ~ Gamma(p)`` (label :data:`ALG3_RADIUS_LABEL`); halving ``G``
-    is the rate ``epsilon / (L/(n Delta))``, i.e. the declared sensitivity halved. ``C_0``'s
-    radius and everything else are unchanged.
+    The configured reference (:class:`reference.bst14.OutputPerturbation`) with its one field
+    ``rate`` doubled: ``||b|| = G / rate`` with ``G ~ Gamma(p)`` (label :data:`ALG3_RADIUS_LABEL`), so
+    this is the declared sensitivity halved. ``C_0``'s radius and everything else are unchanged.
     """
-    src = ScaledDraws(noise_source(rng=rng, noise=noise), ALG3_RADIUS_LABEL, 0.5)
-    return alg.output_perturbation(data, noise=src, **kwargs)
+    box = _configured(alg.OutputPerturbation, data, kwargs)
+    return dataclasses.replace(box, rate=2.0 * box.rate).run(data, runs=runs, rng=rng, noise=noise)
 
 
 # --------------------------------------------------------------------------------------------

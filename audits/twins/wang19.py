@@ -191,7 +191,7 @@ def dp_pgd_data_dependent_index(data, *, loss, domain, regulariser=None, **kwarg
                                             regulariser=regulariser), axis=-1)  # (T, runs)
     k = np.argmin(norms, axis=0)
     runs = np.arange(xs.shape[1])
-    return dataclasses.replace(res, x=xs[k, runs], x_next=xs[k + 1, runs], index=k + 1)
+    return dataclasses.replace(res, theta=xs[k, runs], x_next=xs[k + 1, runs], index=k + 1)
 
 
 def index_twin_supports(*, theta_grid=None):

@@ -54,6 +54,7 @@ Gaussian mechanism with ``mu = sqrt(T d) (2 c' s/n)/sigma``.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import numpy as np
@@ -64,13 +65,14 @@ from audits.twins.bst14 import ScaledDraws
 from reference import wang20 as alg
 from reference.domains import L2Ball
 from reference.losses import HeavyTailedHalfSquaredDistance, HeavyTailedLinear
+from reference.problem import check_problem
 from reference.samplers import ArsinhNormal
 from reference.tape import NoiseSource, noise_source
-from reference.wang20 import gradient_descent as _gd
 from reference.wang20 import bun_steinke as _tm
+from reference.wang20 import gradient_descent as _gd
 from spec import validate
+from spec.wang20 import bun_steinke as _spec_tm
 from spec.wang20 import gradient_descent as _spec_gd
-from spec.wang20 import trimmed_mean as _spec_tm
 
 __all__ = [
     "MappedDraws",
@@ -206,35 +208,23 @@ def trimmed_mean_gd_printed_budget(data, *, loss, domain, epsilon, delta, mean_l
                                    transcript=None, budget="printed"):
     """Algorithm 3 with line 4 as printed: each call of Algorithm 2 gets ``epsilon/sqrt(d T)``.
 
-    The reference's loop and Algorithm 2 release around the printed budget; ``budget="corrected"``
-    rebuilds the reference exactly (the tests compare the two, draw for draw).
+    The configured reference (:class:`reference.wang20.TrimmedMeanGD`) with its one parameter, the
+    coordinate budget, replaced (and what the records derive from it: the default trim, t and s);
+    ``budget="corrected"`` is the reference itself (the tests compare the two, draw for draw).
     """
-    rows, n, p = _gd._problem(data, loss, domain)
-    steps, eta = _gd.steps_and_learning_rate(schedule="strongly_convex", n=n, smoothness=smoothness,
-                                             strong_convexity=strong_convexity)
-    src = noise_source(rng=rng, noise=noise)
-    at = dict(epsilon=epsilon, delta=delta, dimension=p, steps=steps)
-    name = {"printed": "coordinate_epsilon_printed", "corrected": "coordinate_epsilon"}[budget]
-    eps_0 = _spec_gd.ALG_3.evaluate(name, **at)
-    a, b = float(mean_lower), float(mean_upper)
-    call = dict(epsilon=eps_0, n=n, mean_lower=a, mean_upper=b)
-    m = int(_spec_tm.ALG_2.evaluate("trim_default", **call)) if trim is None else int(trim)
-    dilation = _spec_tm.ALG_2.evaluate("dilation", trim=m, **call)
-    shift = _spec_tm.ALG_2.evaluate("shift", trim=m, **call)
-
-    def estimator(t, grads):
-        out, _, _, _ = _tm.release(np.swapaxes(grads, -1, -2), trim=m, dilation=dilation, shift=shift,
-                                   mean_lower=a, mean_upper=b, noise=src, label=_gd.LABEL_Y)
-        return out
-
-    theta, start, stacked = _gd.projected_gradient_descent(rows, loss=loss, domain=domain, steps=steps,
-                                                           learning_rate=eta, estimator=estimator,
-                                                           runs=validate.positive_integer("runs", runs),
-                                                           theta_1=theta_1, transcript=transcript)
-    return _gd.GradientDescentResult(theta=theta, steps=steps, learning_rate=eta, theta_1=start,
-                                     parameters={"coordinate_epsilon": eps_0, "dilation": dilation, "shift": shift,
-                                                 "trim": m},
-                                     transcript=stacked, spec_ids=_gd.ALG3_SPEC_IDS, seed=src.seed)
+    _, n, _ = check_problem(data, loss=loss, domain=domain)
+    configured = alg.TrimmedMeanGD.configure(loss=loss, domain=domain, n=n, epsilon=epsilon, delta=delta,
+                                             mean_lower=mean_lower, mean_upper=mean_upper, smoothness=smoothness,
+                                             strong_convexity=strong_convexity, trim=trim, theta_1=theta_1)
+    if validate.choice("budget", budget, ("printed", "corrected")) == "printed":
+        at = dict(epsilon=epsilon, delta=delta, dimension=configured.p, steps=configured.steps)
+        eps_0 = _spec_gd.ALG_3.evaluate("coordinate_epsilon_printed", **at)
+        call = dict(epsilon=eps_0, n=n, mean_lower=configured.mean_lower, mean_upper=configured.mean_upper)
+        m = int(_spec_tm.ALG_2.evaluate("trim_default", **call)) if trim is None else int(trim)
+        configured = dataclasses.replace(configured, coordinate_epsilon=eps_0, trim=m,
+                                         dilation=_spec_tm.ALG_2.evaluate("dilation", trim=m, **call),
+                                         shift=_spec_tm.ALG_2.evaluate("shift", trim=m, **call))
+    return configured.run(data, runs=runs, rng=rng, noise=noise, transcript=transcript)
 
 
 def arsinh_kl(shift) -> float:
@@ -294,34 +284,32 @@ def catoni_giulini_gd_raw_mean(data, *, loss, domain, epsilon, delta, second_mom
                                rng=None, noise=None, transcript=None, truncate=False):
     """Algorithm 4 with the empirical mean gradient (no truncation) plus the reference's Gaussian noise.
 
-    ``truncate=True`` rebuilds the reference (the Catoni-Giulini mean at the default beta): the
-    tests compare the two, draw for draw.
+    The constants are the configured reference's (:class:`reference.wang20.CatoniGiuliniGD`); only the
+    estimator of lines 3-4 differs. ``truncate=True`` rebuilds the reference (the Catoni-Giulini
+    mean at the default beta): the tests compare the two, draw for draw.
     """
-    rows, n, p = _gd._problem(data, loss, domain)
-    steps, eta = _gd.steps_and_learning_rate(schedule=schedule, n=n, smoothness=smoothness,
-                                             strong_convexity=strong_convexity, epsilon=epsilon, delta=delta,
-                                             dimension=p, diameter=domain.diameter)
+    rows, n, _ = check_problem(data, loss=loss, domain=domain)
+    c = alg.CatoniGiuliniGD.configure(loss=loss, domain=domain, n=n, epsilon=epsilon, delta=delta,
+                                      second_moment=second_moment, failure_probability=failure_probability,
+                                      smoothness=smoothness, schedule=schedule, strong_convexity=strong_convexity,
+                                      theta_1=theta_1)
     src = noise_source(rng=rng, noise=noise)
-    at = dict(epsilon=epsilon, delta=delta, n=n, dimension=p, steps=steps, second_moment=second_moment,
-              failure_probability=failure_probability)
-    rec = _spec_gd.ALG_4
-    sigma = rec.evaluate("sigma", **at)
-    s, beta = rec.evaluate("truncation_scale", **at), rec.evaluate("noise_precision", **at)
 
     def estimator(t, grads):
         if truncate:
-            centre = alg.robust_mean(grads, truncation_scale=s, noise_precision=beta, axis=-2)
+            centre = alg.robust_mean(grads, truncation_scale=c.truncation_scale, noise_precision=c.noise_precision,
+                                     axis=-2)
         else:
             centre = grads.mean(axis=-2)
-        return centre + sigma * src.normal(_gd.LABEL_Z, centre.shape)
+        return centre + c.sigma * src.normal(_gd.LABEL_Z, centre.shape)
 
-    theta, start, stacked = _gd.projected_gradient_descent(rows, loss=loss, domain=domain, steps=steps,
-                                                           learning_rate=eta, estimator=estimator,
+    theta, start, stacked = _gd.projected_gradient_descent(rows, loss=loss, domain=domain, steps=c.steps,
+                                                           learning_rate=c.learning_rate, estimator=estimator,
                                                            runs=validate.positive_integer("runs", runs),
                                                            theta_1=theta_1, transcript=transcript)
-    return _gd.GradientDescentResult(theta=theta, steps=steps, learning_rate=eta, theta_1=start,
-                                     parameters={"sigma": sigma}, transcript=stacked, spec_ids=_gd.ALG4_SPEC_IDS,
-                                     seed=src.seed)
+    return _gd.GradientDescentResult(theta=theta, steps=c.steps, learning_rate=c.learning_rate, theta_1=start,
+                                     parameters={"sigma": c.sigma}, transcript=stacked, spec_ids=_gd.ALG4_SPEC_IDS,
+                                     seed=src.seed, configuration=c)
 
 
 # --------------------------------------------------------------------------------------------

@@ -30,6 +30,7 @@ Modules
 from __future__ import annotations
 
 from reference.bst14.exponential_sampling import (
+    ExpSampling,
     LinearBallSampler,
     NetSampler,
     QuadraticRejectionSampler,
@@ -38,15 +39,22 @@ from reference.bst14.exponential_sampling import (
 )
 from reference.bst14.grid_walk import GridWalkSampler
 from reference.bst14.localization_algorithms import (
+    Localization,
+    OutputPerturbation,
     LocalizationResult,
     OutputPerturbationResult,
     localization,
     output_perturbation,
 )
-from reference.bst14.noisy_sgd import SCHEDULES, NoiseGDResult, learning_rates, noise_gd
+from reference.bst14.noisy_sgd import SCHEDULES, NoiseGD, NoiseGDResult, learning_rates, noise_gd
 
 __all__ = [
     "ALGORITHMS",
+    "BOXES",
+    "NoiseGD",
+    "ExpSampling",
+    "OutputPerturbation",
+    "Localization",
     "SCHEDULES",
     "NoiseGDResult",
     "noise_gd",
@@ -70,4 +78,13 @@ ALGORITHMS = {
     "bst14.alg_2": exp_sampling,
     "bst14.alg_3": output_perturbation,
     "bst14.alg_4": localization,
+}
+
+#: The configured class of each algorithm box (reference.configured): ``BOXES[id].configure(...)``
+#: builds it without data; ``ALGORITHMS[id]`` is its thin function wrapper.
+BOXES = {
+    "bst14.alg_1": NoiseGD,
+    "bst14.alg_2": ExpSampling,
+    "bst14.alg_3": OutputPerturbation,
+    "bst14.alg_4": Localization,
 }

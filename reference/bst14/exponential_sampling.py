@@ -30,15 +30,16 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Any, ClassVar, Protocol
 
 import numpy as np
 
 from reference import arrays
 from reference.arrays import ArrayLike
+from reference.configured import Configured, minimum_records, quantity
 from reference.domains import Domain, L2Ball
 from reference.losses import HalfSquaredDistance, Linear, Loss
-from reference.problem import check_problem
+from reference.problem import check_problem, check_setting
 from reference.results import AlgorithmResult
 from reference.rng import RngLike
 from reference.tape import NoiseLike, noise_source
@@ -299,22 +300,105 @@ class ExpSamplingResult(AlgorithmResult):
     theta: np.ndarray
 
 
+def _sampler_coefficient(sampler, loss: Loss, domain: Domain, epsilon: float) -> tuple[float, str]:
+    """The coefficient of ``exp(-c L)`` the sampler uses, and the formula it comes from."""
+    record = getattr(sampler, "spec_ids", SPEC_IDS)[0] if hasattr(sampler, "spec_ids") else "bst14.alg_2"
+    if record == "bst14.thm_III_4":
+        lip = loss.constants.lipschitz
+        return _spec.THM_III_4.evaluate("coefficient", epsilon=epsilon, lipschitz=lip, diameter=domain.diameter), \
+            "bst14.thm_III_4 coefficient epsilon/(6 L ||C||_2)"
+    return _exact_coefficient(loss, domain, epsilon, None), "bst14.alg_2 coefficient epsilon/(2 L ||C||_2)"
+
+
+@dataclass(frozen=True, kw_only=True, eq=False)
+class ExpSampling(Configured):
+    r"""Algorithm 2, A_exp-samp, configured: the sampler and its coefficient, before any data.
+
+    Privacy
+    -------
+    ``bst14.thm_III_1``: epsilon-DP with ``c = epsilon/(2 L ||C||_2)`` (exact samplers);
+    ``bst14.thm_III_4`` for the grid walk.
+
+    Utility
+    -------
+    ``bst14.thm_III_2``.
+    """
+
+    ALGORITHM: ClassVar[str] = "bst14.alg_2"
+    RESULT: ClassVar[type] = ExpSamplingResult
+
+    sampler: Any
+    sampler_epsilon: float = quantity("the budget the sampler's coefficient is computed from (line 2)",
+                                      source="epsilon")
+    coefficient: float = quantity("c of the density exp(-c L(theta; D)) on C (line 2)", source="")
+    coefficient_formula: str = ""
+
+    @classmethod
+    def configure(cls, *, loss: Loss, domain: Domain, n: int, epsilon: float, sampler: Sampler,
+                  allow_unproven: bool = False) -> "ExpSampling":
+        r"""Configure Algorithm 2 for ``n`` records.
+
+        Parameters
+        ----------
+        loss : reference.losses.Loss
+            Convex, with a declared Lipschitz constant L.
+        domain : reference.domains.Domain
+            A bounded convex C.
+        n : int
+            Number of records, at least 2.
+        epsilon : float
+            The budget, which must be > 0.
+        sampler : NetSampler, LinearBallSampler, QuadraticRejectionSampler or GridWalkSampler
+            How line 2 samples (module docstring); the exact samplers need their loss and domain.
+        allow_unproven : bool
+            Build the configuration even when its claim is not proven.
+
+        Returns
+        -------
+        ExpSampling
+        """
+        check_setting(loss=loss, domain=domain, convex=True)
+        n = minimum_records(n, cls.ALGORITHM)
+        eps = validate.epsilon(epsilon)
+        if not callable(getattr(sampler, "sample", None)):
+            raise TypeError(f"sampler ({type(sampler).__name__}) must have a sample(...) method (module docstring)")
+        coefficient, source = _sampler_coefficient(sampler, loss, domain, eps)
+        spec_ids = tuple(getattr(sampler, "spec_ids", SPEC_IDS))
+        flags = ("rejection-sampler",) if isinstance(sampler, QuadraticRejectionSampler) else ()
+        out = cls(loss=loss, domain=domain, n=n, p=domain.dim, epsilon=eps, options={"sampler": sampler},
+                  spec_ids=spec_ids, flags=flags, allow_unproven=allow_unproven, sampler=sampler,
+                  sampler_epsilon=eps, coefficient=coefficient, coefficient_formula=source)
+        return out._finish()
+
+    def quantities(self):
+        return [(name, value, meaning, self.coefficient_formula if name == "coefficient" else src)
+                for name, value, meaning, src in super().quantities()]
+
+    def gradient_evaluations(self, *, runs: int = 1) -> int:
+        """The sampler evaluates the total loss: at least ``n`` loss evaluations per run."""
+        return int(self.n) * int(runs)
+
+    def _loop(self, rows, *, runs, noise, transcript, progress) -> dict:
+        # [bst14 Alg.2 L1] L(theta; D) = sum_i l(theta; d_i)  (loss.total, inside the sampler)
+        # [bst14 Alg.2 L2] theta ~ exp(-c L(theta; D)) on C, c = epsilon/(2 L ||C||_2)
+        theta = self.sampler.sample(loss=self.loss, data=rows, domain=self.domain, epsilon=self.sampler_epsilon,
+                                    runs=runs, noise=noise)
+        progress(1, 1)
+        return dict(theta=theta)
+
+
 def exp_sampling(data: ArrayLike, *, loss: Loss, domain: Domain, epsilon: float, runs: int = 1,
                  sampler: Sampler, rng: RngLike = None, noise: NoiseLike = None) -> ExpSamplingResult:
-    r"""Algorithm 2, A_exp-samp: sample theta from C with density proportional to ``exp(-c L(theta; D))``.
+    r"""Algorithm 2, A_exp-samp: :meth:`ExpSampling.configure`, then run (a thin wrapper).
 
     Parameters
     ----------
     data : array_like, shape (n, k)
         Checked against the loss's declared bounds.
-    loss, domain
-        Convex loss (declared Lipschitz L) and bounded convex C.
-    epsilon : float
-        > 0.
-    sampler
-        An object implementing the sampler interface (module docstring): :class:`NetSampler`,
-        :class:`LinearBallSampler`, :class:`QuadraticRejectionSampler`, or
-        ``reference.bst14.grid_walk.GridWalkSampler``.
+    loss, domain, epsilon, sampler
+        As in :meth:`ExpSampling.configure`.
+    runs, rng, noise
+        Independent samples and their randomness.
 
     Returns
     -------
@@ -330,13 +414,7 @@ def exp_sampling(data: ArrayLike, *, loss: Loss, domain: Domain, epsilon: float,
     -------
     ``bst14.thm_III_2``.
     """
-    rows, _, _ = check_problem(data, loss=loss, domain=domain)
-    validate.epsilon(epsilon)
-    runs = arrays.runs(runs)
-    if not callable(getattr(sampler, "sample", None)):
-        raise TypeError(f"sampler ({type(sampler).__name__}) must have a sample(...) method (module docstring)")
-    # [bst14 Alg.2 L1] L(theta; D) = sum_i l(theta; d_i)  (loss.total, inside the sampler)
-    # [bst14 Alg.2 L2] theta ~ exp(-c L(theta; D)) on C, c = epsilon/(2 L ||C||_2)
-    src = noise_source(rng=rng, noise=noise)
-    theta = sampler.sample(loss=loss, data=rows, domain=domain, epsilon=epsilon, runs=runs, noise=src)
-    return ExpSamplingResult(theta=theta, spec_ids=tuple(getattr(sampler, "spec_ids", SPEC_IDS)), seed=src.seed)
+    _, n, _ = check_problem(data, loss=loss, domain=domain)
+    configured = ExpSampling.configure(loss=loss, domain=domain, n=n, epsilon=epsilon, sampler=sampler,
+                                       allow_unproven=True)
+    return configured.run(data, runs=runs, rng=rng, noise=noise)

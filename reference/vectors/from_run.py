@@ -1,74 +1,84 @@
-"""A known-answer vector of your own run: any reference algorithm, your data, a recorded tape.
+"""A known-answer vector of your own run: any configured algorithm box, your data, a recorded tape.
 
 ::
 
-    from reference.vectors.from_run import record_run
+    from reference.bst14 import NoiseGD
+    from reference.vectors.from_run import vector_of_run
     from reference.vectors.generate import dumps
-    result, vector = record_run("bst14.alg_1", data, id="my-run", rng=7,
-                                loss={"name": "Hinge", "bounds": {"feature_norm": 1.0}},
-                                domain={"name": "L2Ball", "parameters": {"radius": 1.0, "dim": 3}},
-                                epsilon=1.0, delta=1e-5, schedule="lipschitz")
+    gd = NoiseGD.configure(loss=Hinge(feature_norm=1), domain=L2Ball(radius=1, dim=3), n=len(data),
+                           epsilon=1.0, delta=1e-5, schedule="lipschitz")
+    result, vector = vector_of_run(gd, data, id="my-run", runs=2, rng=7)
     open("my-run.json", "w").write(dumps(vector))
 
-The vector follows ``reference/vectors/schema.json`` like the committed ones: the inputs, every
-parameter (defaults written out), the noise tape the run consumed, and what the reference
-computed from them. Replay it in your own code from the tape, then compare with
-:func:`reference.vectors.check.check` (``dperm vectors check``).
+One builder for all 18 boxes, from the configured object (:mod:`reference.configured`) and the tape
+the run consumed: the inputs (data, loss, domain, regulariser, the start point), the parameters (the
+target, the runs and every option, defaults written out), the tape, what the configuration derived
+(n, p, the loss constants it used, every calibrated scalar and short array), the output ``theta``
+and the flags. The vector follows ``reference/vectors/schema.json`` like the committed ones (which
+the per-paper case modules build, with checkpoints); replay it in your own code from the tape, then
+compare with :func:`reference.vectors.check.check` (``dperm vectors check``). Before returning, the
+builder replays the tape through the configured object and checks that it reproduces the output.
 
-When the paper's vector module (``reference/<paper>/vectors.py``) describes the algorithm (its
-``SPEC_IDS`` has the algorithm's label), the derived values, checkpoints, flags and tolerance are
-that module's, exactly as for the committed vectors. Otherwise the vector holds the result's
-scalar fields as derived values, the output, no checkpoints, and :data:`GENERIC_TOLERANCE`.
+:func:`vector_flags` is the one place where a configuration's flags become the vector's.
 """
 
 from __future__ import annotations
 
-import dataclasses
-import importlib
-import inspect
 import json
 import math
-import re
 
 import numpy as np
 
-from reference import algorithms as _algorithms
 from reference.arrays import ArrayLike
-from reference.results import AlgorithmResult
 from reference.rng import RngLike
-from reference.tape import Recorder
+from reference.tape import Recorder, Replay
 from reference.vectors.build import build_domain, build_loss, describe
 from spec.jsonable import convert
 
-__all__ = ["record_run", "main_output", "vector_id", "GENERIC_TOLERANCE", "HOOKS"]
+__all__ = ["vector_of_run", "record_run", "vector_flags", "main_output", "vector_id", "GENERIC_TOLERANCE",
+           "HOOKS", "configure"]
 
 #: Keywords of a reference algorithm that are not parameters of the run.
 HOOKS = ("rng", "noise", "transcript")
 
-#: Tolerance of a vector whose paper module does not describe the algorithm.
+#: Tolerance of a generated vector of T loop steps: this allowance per 35 steps (the committed cases'
+#: unit), scaled by T/35 for longer runs.
 GENERIC_TOLERANCE = {
     "absolute": 1e-9, "relative": 1e-9,
-    "justification": "dperm run's default for an algorithm without a vector builder: the reference's own "
-                     "double arithmetic, replayed from the tape; 1e-9 leaves about 10^6 ulps for an "
-                     "independent implementation's different order of operations",
+    "justification": "dperm run's generic vector: the reference's own double arithmetic, replayed from the tape; "
+                     "1e-9 leaves about 10^6 ulps for an independent implementation's different order of operations",
 }
+
+#: Calibrated arrays longer than this are left out of ``derived`` (a replayer recomputes them).
+MAX_DERIVED_ARRAY = 1000
 
 
 def vector_id(text: str) -> str:
     """A schema-valid id (lower case, ``-`` separated) from a file name: ``My Run_1`` -> ``my-run-1``."""
+    import re
+
     parts = re.findall(r"[a-z0-9]+", str(text).lower())
     return "-".join(parts) or "run"
 
 
-def main_output(result: AlgorithmResult) -> np.ndarray:
-    """The algorithm's output, ``runs x p``: ``result.theta``, else the first 2-D array field."""
-    if isinstance(getattr(result, "theta", None), np.ndarray):
-        return result.theta
-    for f in dataclasses.fields(result):
-        value = getattr(result, f.name)
-        if isinstance(value, np.ndarray) and value.ndim == 2:
-            return value
-    raise ValueError(f"{type(result).__name__} has no theta and no 2-D array field to write as output")
+def main_output(result) -> np.ndarray:
+    """The algorithm's output, ``runs x p``: ``result.theta`` (every result has it)."""
+    return np.asarray(result.theta)
+
+
+def _schema_flags() -> set[str]:
+    from reference.vectors.generate import SCHEMA_PATH
+
+    return set(json.loads(SCHEMA_PATH.read_text())["properties"]["flags"]["items"]["enum"])
+
+
+def vector_flags(configured) -> list[str]:
+    """The flags a vector of ``configured`` carries: the configuration's own (its calibration, noise law,
+    composition, mirror map, trim; ``unproven-claim`` when its certificate does not hold), those the
+    schema knows, in order. The one place where a configuration's flags become a vector's (flags
+    derived from the spec records' errata belong here too)."""
+    known = _schema_flags()
+    return [flag for flag in configured.all_flags() if flag in known]
 
 
 def _jsonable(value, what: str):
@@ -89,114 +99,180 @@ def _jsonable(value, what: str):
         raise
 
 
-def _described(value, build, key: str):
-    """(object, description) of a loss or domain given as an object or as ``{"name": ..., key: {...}}``."""
-    if isinstance(value, dict):
-        return build({"name": value["name"], key: value.get(key, value.get("parameters", {}))}), \
-            {"name": value["name"], key: _jsonable(value.get(key, value.get("parameters", {})), value["name"])}
-    d = describe(value)
-    return value, {"name": d["name"], key: d["parameters"]}
+def _loss_input(loss) -> dict:
+    """A loss as the schema spells it: ``{"name", "bounds"}``; a regularised loss nests its parts."""
+    from reference.losses import Regularised
+
+    if isinstance(loss, Regularised):
+        bounds = {} if loss.domain_radius is None else {"domain_radius": float(loss.domain_radius)}
+        if loss.dim is not None:
+            bounds["dim"] = int(loss.dim)
+        return {"name": "Regularised", "bounds": bounds, "loss": _loss_input(loss.loss),
+                "regulariser": _regulariser_input(loss.regulariser)}
+    d = describe(loss)
+    return {"name": d["name"], "bounds": _jsonable(d["parameters"], d["name"])}
 
 
-def _schema_flags() -> set[str]:
-    from reference.vectors.generate import SCHEMA_PATH
-
-    return set(json.loads(SCHEMA_PATH.read_text())["properties"]["flags"]["items"]["enum"])
-
-
-def _paper_module(paper: str):
-    try:
-        return importlib.import_module(f"reference.{paper}.vectors")
-    except ModuleNotFoundError:
-        return None
+def _regulariser_input(regulariser) -> dict:
+    d = describe(regulariser)
+    return {"name": d["name"], "bounds": _jsonable(d["parameters"], d["name"])}
 
 
-def record_run(algorithm: str, data: ArrayLike, *, id: str, rng: RngLike = None,
-               **keywords: object) -> tuple[AlgorithmResult, dict]:
-    """Run ``algorithm`` (a record id, ``"bst14.alg_1"``) on ``data`` with a :class:`~reference.tape.Recorder`.
+def _start(configured, runs: int):
+    """The configured start point as ``runs x p`` (the schema keeps it with the inputs), if the box has one."""
+    for name in ("theta_1", "x_1", "x0"):
+        value = getattr(configured, name, None)
+        if isinstance(value, np.ndarray):
+            return np.broadcast_to(value, (runs, configured.p)).tolist()
+    if "theta_1" in type(configured).__dataclass_fields__ and configured.domain is not None:
+        return np.broadcast_to(np.asarray(configured.domain.interior_point(), dtype=float),
+                               (runs, configured.p)).tolist()
+    return None
+
+
+class _Checkpoints:
+    """The transcript hook that keeps the iterates of steps 1, 2, T/2 and T (the committed cases'
+    choice) for boxes that declare ``CHECKPOINT = (transcript key, iterate name, offset)``: the
+    iterate after step t is called ``name_{t + offset}``."""
+
+    def __init__(self, configured) -> None:
+        spec = getattr(type(configured), "CHECKPOINT", None)
+        self.key, self.name, self.offset = spec if spec else (None, None, 0)
+        length = max(1, int(configured.loop_length()))
+        self.picks = {1, 2, length // 2, length} - {0}
+        self.count = 0
+        self.kept: dict[int, list] = {}
+
+    def __call__(self, t, state) -> None:
+        self.count += 1
+        if self.count in self.picks:
+            self.kept[self.count] = np.asarray(state[self.key], dtype=np.float64).tolist()
+
+    def checkpoints(self) -> list[dict]:
+        return [{"step": t, "iterate": f"{self.name}_{t + self.offset}", "theta": self.kept[t]}
+                for t in sorted(self.kept)]
+
+
+def _derived(configured) -> dict:
+    derived = {"n": int(configured.n), "p": int(configured.p)}
+    for c in configured.constants():
+        if " " not in c.name and math.isfinite(c.value):
+            derived[c.name] = float(c.value)
+    domain = configured.domain
+    if domain is not None and math.isfinite(domain.diameter):
+        derived["diameter"] = float(domain.diameter)
+    for name, value, _, _ in configured.quantities():
+        if isinstance(value, bool) or value is None or isinstance(value, str):
+            continue
+        if isinstance(value, np.ndarray):
+            if value.ndim == 1 and value.size <= MAX_DERIVED_ARRAY and np.all(np.isfinite(value)) \
+                    and name not in ("theta_1", "x_1", "x0"):
+                derived[name] = value.tolist()
+            continue
+        if isinstance(value, (int, float, np.integer, np.floating)) and math.isfinite(value):
+            derived[name] = value.item() if hasattr(value, "item") else value
+    return derived
+
+
+def _tolerance(configured) -> dict:
+    steps = max(1, int(configured.loop_length()))
+    if steps <= 35:
+        return dict(GENERIC_TOLERANCE)
+    scale = steps / 35
+    return {"absolute": GENERIC_TOLERANCE["absolute"] * scale, "relative": GENERIC_TOLERANCE["relative"] * scale,
+            "justification": f"{GENERIC_TOLERANCE['justification']}; scaled by T/35 for this run's {steps} steps "
+                             "(rounding errors add up over the steps)"}
+
+
+def vector_of_run(configured, data: ArrayLike, *, id: str, runs: int = 1, rng: RngLike = None) -> tuple[object, dict]:
+    """Run ``configured`` on ``data`` with a :class:`~reference.tape.Recorder` and write its vector.
 
     Parameters
     ----------
-    algorithm : str
-        Key of ``reference.<paper>.ALGORITHMS`` (:func:`reference.algorithms.algorithms`).
+    configured : reference.configured.Configured
+        Any configured box (``reference.<paper>.BOXES[id].configure(...)``).
     data : array_like, shape (n, k)
     id : str
         The vector's id (:func:`vector_id` makes one from a file name).
+    runs : int
+        Independent runs recorded on the tape.
     rng
         Seed of the recorded draws (an int reproduces them on the same numpy build).
-    **keywords
-        The algorithm's keywords: ``loss`` and ``domain`` as objects or as ``{"name": ...,
-        "bounds": {...}}`` / ``{"name": ..., "parameters": {...}}``, ``runs`` and the rest.
 
     Returns
     -------
     (result, vector)
-        The algorithm's result and the vector (a dict; write it with
+        The run's result and the vector (a dict; write it with
         :func:`reference.vectors.generate.dumps`).
     """
-    function = _algorithms.get(algorithm)
-    label = _algorithms.label(algorithm)
-    signature = inspect.signature(function)
-    call = dict(keywords)
-    inputs = {"data": _jsonable(np.asarray(data, dtype=np.float64), "data")}
-    if "loss" in call:
-        call["loss"], inputs["loss"] = _described(call["loss"], build_loss, "bounds")
-    if "domain" in call:
-        call["domain"], inputs["domain"] = _described(call["domain"], build_domain, "parameters")
+    from reference.algorithms import label
+
     recorder = Recorder(rng)
-    result = function(data, noise=recorder, **call)
-
-    parameters = {}
-    for p in list(signature.parameters.values())[1:]:
-        if p.name in HOOKS or p.name in ("loss", "domain"):
+    keep = _Checkpoints(configured)
+    result = configured.run(data, runs=runs, noise=recorder, transcript=keep if keep.key else False)
+    rows = np.asarray(data, dtype=np.float64)
+    if rows.ndim == 1:
+        rows = rows[:, None]
+    inputs = {"data": _jsonable(rows, "data")}
+    if configured.loss is not None:
+        inputs["loss"] = _loss_input(configured.loss)
+    if configured.domain is not None:
+        d = describe(configured.domain)
+        inputs["domain"] = {"name": d["name"], "parameters": _jsonable(d["parameters"], d["name"])}
+    if configured.regulariser is not None and "loss" in inputs and inputs["loss"]["name"] != "Regularised":
+        inputs["regulariser"] = _regulariser_input(configured.regulariser)
+    start = _start(configured, runs)
+    if start is not None:
+        inputs["theta_1"] = start
+    parameters = {"epsilon": float(configured.epsilon)}
+    if configured.delta:
+        parameters["delta"] = float(configured.delta)
+    parameters["runs"] = int(runs)
+    for name, value in configured.options.items():
+        if value is None or name in ("theta_1", "x_1", "x0", "regulariser"):
             continue
-        if call.get(p.name) is not None:
-            parameters[p.name] = _jsonable(call[p.name], p.name)
-        elif p.default is not inspect.Parameter.empty and p.default is not None:
-            parameters[p.name] = _jsonable(p.default, p.name)
-    if "theta_1" in parameters:  # the schema keeps the starting point with the inputs
-        inputs["theta_1"] = parameters.pop("theta_1")
-    if "theta_1" not in inputs and isinstance(getattr(result, "theta_1", None), np.ndarray):
-        inputs["theta_1"] = result.theta_1.tolist()  # line 2's default, written out
-    elif "theta_1" in inputs:
-        inputs["theta_1"] = np.broadcast_to(np.asarray(inputs["theta_1"], float),
-                                            main_output(result).shape).tolist()
-    vector = {"id": vector_id(id), "algorithm": label, "spec": list(result.spec_ids), "inputs": inputs,
-              "parameters": parameters, "tape": recorder.tape.to_dict()}
-
-    module = _paper_module(label.split()[0])
-    if module is not None and label in getattr(module, "SPEC_IDS", {}):
-        vector["tolerance"] = (module.tolerance(vector) if hasattr(module, "tolerance")
-                               else dict(GENERIC_TOLERANCE))
-        computed = module.compute(vector, recorder.tape)
-        if not np.array_equal(np.asarray(computed["output"]["theta"]), main_output(result)):
-            raise RuntimeError(f"reference.{label.split()[0]}.vectors.compute does not reproduce this run of "
-                               f"{algorithm} from its tape: a parameter it does not pass on?")
-        vector.update(computed)
-    else:
-        vector.update(_generic(result, call, len(inputs["data"])))
-        vector["tolerance"] = dict(GENERIC_TOLERANCE)
+        parameters[name] = _jsonable(value, name)
+    vector = {"id": vector_id(id), "algorithm": label(configured.ALGORITHM), "spec": list(configured.spec_ids),
+              "flags": vector_flags(configured), "inputs": inputs, "parameters": parameters,
+              "derived": _derived(configured), "tape": recorder.tape.to_dict(), "checkpoints": keep.checkpoints(),
+              "output": {"theta": _jsonable(main_output(result), "theta")}, "tolerance": _tolerance(configured)}
+    replay = Replay(recorder.tape)
+    again = configured.run(data, runs=runs, noise=replay)
+    replay.assert_consumed()
+    if not np.array_equal(main_output(again), main_output(result)):  # pragma: no cover - a broken loop
+        raise RuntimeError(f"{configured.ALGORITHM}: replaying the recorded tape does not reproduce the run")
     return result, vector
 
 
-def _generic(result, call: dict, n: int) -> dict:
-    output = main_output(result)
-    derived = {"n": int(n), "p": int(output.shape[1])}
-    loss, domain = call.get("loss"), call.get("domain")
-    if loss is not None:
-        for name, value in dataclasses.asdict(loss.constants).items():
-            if math.isfinite(value):
-                derived[name] = float(value)
-    if domain is not None and math.isfinite(domain.diameter):
-        derived["diameter"] = float(domain.diameter)
-    for f in dataclasses.fields(result):
-        value = getattr(result, f.name)
-        if f.name in ("seed", "spec_ids") or isinstance(value, bool):
-            continue
-        if isinstance(value, (int, float, np.integer, np.floating)) and math.isfinite(value):
-            derived[f.name] = value.item() if hasattr(value, "item") else value
-    flags = []
-    calibration = call.get("calibration")
-    if isinstance(calibration, str) and f"{calibration}-calibration" in _schema_flags():
-        flags.append(f"{calibration}-calibration")
-    return {"derived": derived, "checkpoints": [], "output": {"theta": output.tolist()}, "flags": flags}
+def configure(algorithm: str, data: ArrayLike, **keywords):
+    """The configured box of ``algorithm`` for ``data``: ``n`` (and the dimension) from the data's
+    shape; ``loss``, ``domain`` and ``regulariser`` as objects or as the vectors spell them
+    (``{"name": ..., "bounds": {...}}``, ``{"name": ..., "parameters": {...}}``); the other keywords
+    are the box's options."""
+    import inspect
+
+    from reference.algorithms import box
+
+    cls = box(algorithm)
+    call = dict(keywords)
+    if isinstance(call.get("loss"), dict):
+        call["loss"] = build_loss(call["loss"])
+    if isinstance(call.get("domain"), dict):
+        call["domain"] = build_domain(call["domain"])
+    if isinstance(call.get("regulariser"), dict):
+        from reference import losses
+
+        reg = call["regulariser"]
+        call["regulariser"] = getattr(losses, reg["name"])(**reg.get("bounds", reg.get("parameters", {})))
+    rows = np.asarray(data, dtype=np.float64)
+    takes = inspect.signature(cls.configure).parameters
+    call["n"] = rows.shape[0]
+    if "dimension" in takes and "dimension" not in call:
+        call["dimension"] = call["loss"].dim_of_row(rows.shape[1])
+    return cls.configure(**call)
+
+
+def record_run(algorithm: str, data: ArrayLike, *, id: str, rng: RngLike = None, runs: int = 1,
+               **keywords: object) -> tuple[object, dict]:
+    """:func:`configure` then :func:`vector_of_run` (the function form, by record id)."""
+    return vector_of_run(configure(algorithm, data, **keywords), data, id=id, runs=runs, rng=rng)

@@ -12,7 +12,9 @@ data; draws are standardised and labelled with the pseudocode line that consumes
 Modules
 -------
 :mod:`reference.wang17.svrg`
-    Algorithms 1 (DP-SVRG) and 2 (DP-SVRG++).
+    Algorithm 1 (DP-SVRG) and what it shares with Algorithm 2.
+:mod:`reference.wang17.svrg_plus`
+    Algorithm 2 (DP-SVRG++).
 :mod:`reference.wang17.accelerated_mirror_descent`
     Algorithm 3 (DP-AccMD, corrected: one noisy gradient in both steps).
 :mod:`reference.wang17.mirror_maps`
@@ -24,13 +26,19 @@ Modules
 
 from __future__ import annotations
 
-from reference.wang17.accelerated_mirror_descent import AccMDResult, dp_accmd
-from reference.wang17.gradient_descent import GDResult, dp_gd
+from reference.wang17.accelerated_mirror_descent import AccMDResult, AcceleratedMirrorDescent, dp_accmd
+from reference.wang17.gradient_descent import GDResult, GradientDescent, dp_gd
 from reference.wang17.mirror_maps import MirrorMap, PNorm, SquaredL2, gradient_step
-from reference.wang17.svrg import SVRGResult, dp_svrg, dp_svrg_plus
+from reference.wang17.svrg import SVRG, SVRGResult, dp_svrg
+from reference.wang17.svrg_plus import SVRGPlus, dp_svrg_plus
 
 __all__ = [
     "ALGORITHMS",
+    "BOXES",
+    "SVRG",
+    "SVRGPlus",
+    "AcceleratedMirrorDescent",
+    "GradientDescent",
     "SVRGResult",
     "dp_svrg",
     "dp_svrg_plus",
@@ -50,4 +58,12 @@ ALGORITHMS = {
     "wang17.alg_2": dp_svrg_plus,
     "wang17.alg_3": dp_accmd,
     "wang17.alg_4": dp_gd,
+}
+
+#: The configured class of each algorithm box (reference.configured).
+BOXES = {
+    "wang17.alg_1": SVRG,
+    "wang17.alg_2": SVRGPlus,
+    "wang17.alg_3": AcceleratedMirrorDescent,
+    "wang17.alg_4": GradientDescent,
 }

@@ -22,20 +22,26 @@ The utility measures (the gradient mapping and the Frank-Wolfe gap) are in :mod:
 
 from __future__ import annotations
 
-from reference.wang19.proximal_gradient import DPPGDResult, dp_pgd
-from reference.wang19.frank_wolfe import DPFWL2Result, dp_fw_l2
-from reference.wang19.frank_wolfe_l1 import DPFWL1Result, dp_fw_l1
+from reference.wang19.frank_wolfe import DPFWL2Result, FrankWolfe, dp_fw_l2
+from reference.wang19.frank_wolfe_l1 import DPFWL1Result, FrankWolfeL1, dp_fw_l1
 from reference.wang19.mirror_descent import (
     DistanceGenerating,
     DPPMDResult,
     Entropy,
+    MirrorDescent,
     PNorm,
     SquaredL2,
     dp_pmd,
 )
+from reference.wang19.proximal_gradient import DPPGDResult, ProximalGradient, dp_pgd
 
 __all__ = [
     "ALGORITHMS",
+    "BOXES",
+    "ProximalGradient",
+    "FrankWolfe",
+    "MirrorDescent",
+    "FrankWolfeL1",
     "dp_pgd",
     "DPPGDResult",
     "dp_fw_l2",
@@ -56,4 +62,12 @@ ALGORITHMS = {
     "wang19.alg_2": dp_fw_l2,
     "wang19.alg_3": dp_pmd,
     "wang19.alg_4": dp_fw_l1,
+}
+
+#: The configured class of each algorithm box (reference.configured).
+BOXES = {
+    "wang19.alg_1": ProximalGradient,
+    "wang19.alg_2": FrankWolfe,
+    "wang19.alg_3": MirrorDescent,
+    "wang19.alg_4": FrankWolfeL1,
 }

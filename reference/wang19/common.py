@@ -9,17 +9,18 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Callable, Literal
+from typing import Callable, ClassVar, Literal
 
 import numpy as np
 
 from reference.arrays import ArrayLike
+from reference.configured import Configured, quantity
 from reference.domains import Box, Domain, L1Ball, L2Ball, Simplex
 from spec import validate
 from spec import wang19 as _spec
 from spec.errors import AssumptionError, ParameterError
 
-__all__ = ["require_tuning_inputs", "Transcript", "RandomIterateResult", "start_point", "gaussian_width", "l1_diameter", "noise_sigma", "Trajectory",
+__all__ = ["require_tuning_inputs", "Transcript", "RandomIterateResult", "RandomIterateBox", "start_point", "gaussian_width", "l1_diameter", "noise_sigma", "Trajectory",
            "check_steps", "check_transcript"]
 
 
@@ -34,8 +35,8 @@ class RandomIterateResult:
 
     Attributes
     ----------
-    x : ndarray, shape (runs, p)
-        The output ``x_R`` of every run.
+    theta : ndarray, shape (runs, p)
+        The output ``x_R`` of every run (also :attr:`x`, the paper's name).
     index : ndarray of int, shape (runs,)
         ``R``, uniform on ``{1, ..., T}`` and independent of the data.
     x_next : ndarray, shape (runs, p)
@@ -51,13 +52,46 @@ class RandomIterateResult:
         x_{T+1}``, arrays with a leading axis of ``T`` (see each algorithm).
     """
 
-    x: np.ndarray
+    theta: np.ndarray
     index: np.ndarray
     x_next: np.ndarray = field(repr=False)
     steps: int
     learning_rate: float
     x_1: np.ndarray = field(repr=False)
     transcript: dict | None = field(default=None, repr=False)
+
+    @property
+    def x(self) -> np.ndarray:
+        """``x_R``, the paper's name of :attr:`theta`."""
+        return self.theta
+
+
+@dataclass(frozen=True, kw_only=True, eq=False)
+class RandomIterateBox(Configured):
+    """What wang19's four configured boxes share: T, gamma, the public start point, the random output
+    index R, and notes on a theorem default of T = 1."""
+
+    #: The transcript key, the iterate's name and its index offset of the vectors' checkpoints.
+    CHECKPOINT: ClassVar[tuple] = ("x", "x", 1)
+
+    CONVEX: ClassVar[bool] = False
+    USES: ClassVar[tuple[str, ...]] = ("lipschitz", "smoothness")
+
+    x_1: np.ndarray = quantity("the public start point x_1", source="domain.interior_point() or given")
+    steps: int = quantity("T steps; the output is x_R, R uniform on {1, ..., T}", source="")
+    learning_rate: float = quantity("gamma, the same at every step", source="")
+
+    def gradient_evaluations(self, *, runs: int = 1) -> int:
+        """One full gradient (n per-example gradients) per step and run: ``n T runs``."""
+        return int(self.n) * int(self.steps) * int(runs)
+
+    @staticmethod
+    def default_notes(rule, steps: int, record: str) -> tuple[str, ...]:
+        if isinstance(rule, str) and steps == 1:
+            return (f"T = 1: {record}'s steps rule {rule!r} gives one step at these values (n epsilon is small "
+                    "against the dimension), so x_R = x_1 or x_2 and the output is mostly the start point; --steps "
+                    "sets T (sigma is calibrated for the T you give).",)
+        return ()
 
 
 def start_point(domain: Domain, x_1: ArrayLike | None, *, runs: int) -> np.ndarray:

@@ -16,35 +16,35 @@ l2 constant ``loss.constants.lipschitz``, which bounds ``||grad f||_2 >= ||grad 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import ClassVar
 
 import numpy as np
 
-from reference import arrays
 from reference.arrays import ArrayLike
+from reference.configured import minimum_records, quantity
 from reference.domains import Domain
 from reference.losses import Loss
 from reference.domains import L1Ball, Simplex
-from reference.problem import check_problem
+from reference.problem import broadcast_start, check_problem, check_setting, start_point
 from reference.results import AlgorithmResult
 from reference.rng import RngLike
 from reference.samplers import ExponentialMechanism
-from reference.tape import NoiseLike, noise_source
+from reference.tape import NoiseLike
 from reference.wang19.common import (
     require_tuning_inputs,
+    RandomIterateBox,
     RandomIterateResult,
     Trajectory,
     Transcript,
     cap,
     check_steps,
-    check_transcript,
     l1_diameter,
-    start_point,
 )
 from spec import validate
 from spec import wang19 as _spec
 from spec.errors import ParameterError
 
-__all__ = ["DPFWL1Result", "dp_fw_l1", "constants", "vertices", "scores", "SPEC_IDS", "LABEL_SELECT",
+__all__ = ["DPFWL1Result", "FrankWolfeL1", "dp_fw_l1", "constants", "vertices", "scores", "SPEC_IDS", "LABEL_SELECT",
            "LABEL_INDEX", "STEP_RULES", "RATE_RULES", "COMPOSITIONS"]
 
 #: The records whose formulas and claims Algorithm 4 uses.
@@ -146,35 +146,127 @@ def constants(*, loss: Loss, domain: Domain, n: int, epsilon: float, delta: floa
     return t, eps0, coefficient, cap(gamma), a
 
 
+@dataclass(frozen=True, kw_only=True, eq=False)
+class FrankWolfeL1(RandomIterateBox):
+    r"""Algorithm 4, DP-FW-L1, configured: T, the per-step budget, the mechanism's coefficient and gamma.
+
+    Privacy
+    -------
+    ``wang19.alg_4`` / ``wang19.thm_6``: every step is epsilon_0-DP (``exponential.oscillation`` at the
+    coefficient), and the ``T`` steps compose to (epsilon, delta)-DP (Lemma 1, or zCDP); the selections
+    carry the whole guarantee, ``x_R`` is post-processing.
+
+    Utility
+    -------
+    ``wang19.thm_6``: ``E[G_R]``, the Frank-Wolfe gap at ``x_R``.
+    """
+
+    ALGORITHM: ClassVar[str] = "wang19.alg_4"
+    RESULT: ClassVar[type] = DPFWL1Result
+
+    composition: str = "lemma_1"
+    epsilon_step: float = quantity("epsilon_0, the budget of every step", source="wang19.thm_6 / alg_4")
+    coefficient: float = quantity("c of the exponential mechanism over A (step 2)", source="wang19.alg_4 coefficient_at")
+    candidates: int = quantity("|A|, the vertices of C", source="wang19.alg_4")
+
+    def privacy_record(self) -> str:
+        return "wang19.thm_6"
+
+    @classmethod
+    def configure(cls, *, loss: Loss, domain: Domain, n: int, epsilon: float, delta: float,
+                  steps: int | str = "paper", learning_rate: str = "paper", composition: str = "lemma_1",
+                  failure_probability: float = 0.1, x_1: ArrayLike | None = None, initial_gap: float | None = None,
+                  allow_unproven: bool = False) -> "FrankWolfeL1":
+        r"""Configure Algorithm 4 for ``n`` records.
+
+        Parameters
+        ----------
+        loss : reference.losses.Loss
+            ``G = loss.constants.lipschitz`` bounds ``||grad f||_inf``.
+        domain : L1Ball or Simplex
+            C = conv(A).
+        n : int
+            Number of records, at least 2.
+        epsilon, delta : float
+            The target budget; ``composition="lemma_1"`` needs ``epsilon < 1`` and ``ln(1/delta) >= epsilon/2``.
+        steps : {"paper", "tuned"} or int
+            ``wang19.thm_6`` ``steps`` (needs ``failure_probability``), ``steps_tuned`` (needs ``initial_gap``
+            and L > 0) or a public integer.
+        learning_rate : {"paper", "tuned"}
+            ``wang19.thm_6`` ``learning_rate`` (``sqrt(2/(T ||C||_2^2))`` capped at 1) or ``learning_rate_tuned``.
+        composition : {"lemma_1", "zcdp"}
+            The per-step budget epsilon_0: Lemma 1 (the default, the paper's) or zCDP (valid for every epsilon).
+        failure_probability : float
+            Theorem 6's eta (in the logarithm of T).
+        x_1 : array_like, optional
+            A public start point in C; by default ``domain.interior_point()``.
+        initial_gap : float, optional
+            A public ``h_0``, for the tuned rules.
+        allow_unproven : bool
+            Build the configuration even when its claim is not proven.
+
+        Returns
+        -------
+        FrankWolfeL1
+        """
+        check_setting(loss=loss, domain=domain, convex=False)
+        n = minimum_records(n, cls.ALGORITHM)
+        t, eps0, coefficient, gamma, candidates = constants(
+            loss=loss, domain=domain, n=n, epsilon=epsilon, delta=delta, steps=steps, learning_rate=learning_rate,
+            composition=composition, failure_probability=failure_probability, initial_gap=initial_gap)
+        vertices(domain)  # an l1 ball or a simplex
+        flag = "lemma-1-composition" if composition == "lemma_1" else "zcdp-composition"
+        return cls(loss=loss, domain=domain, n=n, p=domain.dim, epsilon=float(epsilon), delta=float(delta),
+                   options={"steps": steps, "learning_rate": learning_rate, "composition": composition,
+                            "failure_probability": failure_probability, "x_1": x_1, "initial_gap": initial_gap},
+                   spec_ids=SPEC_IDS, flags=(flag,), notes=cls.default_notes(steps, t, "wang19.thm_6"),
+                   allow_unproven=allow_unproven, x_1=start_point("x_1", x_1, domain), steps=t, learning_rate=gamma,
+                   composition=composition, epsilon_step=eps0, coefficient=coefficient,
+                   candidates=int(candidates))._finish()
+
+    def _loop(self, rows, *, runs, noise, transcript, progress) -> dict:
+        src, loss, domain = noise, self.loss, self.domain
+        steps, gamma = self.steps, self.learning_rate
+        corners = vertices(domain)
+        mechanism = ExponentialMechanism(coefficient=self.coefficient)
+        x = broadcast_start("x_1", self.x_1, runs=runs)
+        x_first = x.copy()
+
+        # [wang19 Alg.4 L5] R uniform on {1, ..., T}, independent of the data (drawn first)
+        index = src.integers(LABEL_INDEX, steps, (runs,)) + 1
+        track = Trajectory(x, index, steps, transcript, "selected")
+        for t in range(1, steps + 1):  # [wang19 Alg.4 L1] for t = 1, ..., T
+            # [wang19 Alg.4 L2] x~_t = v in A with probability proportional to exp(c <v, -grad F(x_t)>) (Gumbel-max)
+            u = scores(domain, loss.total_gradient(x, rows, normalisation="average", check=False))
+            selected = mechanism.rvs(u, noise=src, label=LABEL_SELECT)
+            # [wang19 Alg.4 L3] x_{t+1} = (1 - gamma_t) x_t + gamma_t x~_t
+            x = (1.0 - gamma) * x + gamma * corners[selected]
+            track.step(t, selected, x)
+            progress(t, steps)
+        # [wang19 Alg.4 L4] end for
+        track.check_complete()
+
+        # [wang19 Alg.4 L5] return x_R
+        return dict(theta=track.x, index=index, x_next=track.x_next, steps=steps, learning_rate=gamma, x_1=x_first,
+                    transcript=track.stacked(), epsilon_step=self.epsilon_step, coefficient=self.coefficient,
+                    candidates=self.candidates, composition=self.composition)
+
+
 def dp_fw_l1(data: ArrayLike, *, loss: Loss, domain: Domain, epsilon: float, delta: float,
              steps: int | str = "paper", learning_rate: str = "paper", composition: str = "lemma_1",
              failure_probability: float = 0.1, runs: int = 1, x_1: ArrayLike | None = None,
              initial_gap: float | None = None, rng: RngLike = None, noise: NoiseLike = None,
              transcript: Transcript = None) -> DPFWL1Result:
-    r"""Algorithm 4, DP-FW-L1.
+    r"""Algorithm 4, DP-FW-L1: :meth:`FrankWolfeL1.configure` for the data's n, then run (a thin wrapper).
 
     Parameters
     ----------
     data : array_like, shape (n, k)
         Rows within the loss's declared bounds.
-    loss : reference.losses.Loss
-        ``G = loss.constants.lipschitz`` bounds ``||grad f||_inf`` (module docstring).
-    domain : L1Ball or Simplex
-        C = conv(A).
-    epsilon, delta : float
-        Target budget; ``composition="lemma_1"`` needs ``epsilon < 1`` and ``ln(1/delta) >= epsilon/2``
-        (``wang19.thm_6``'s assumptions).
-    steps : {"paper", "tuned"} or int
-        ``wang19.thm_6`` ``steps`` (needs ``failure_probability`` eta), ``steps_tuned`` (needs
-        ``initial_gap``, ``L > 0``) or a public integer.
-    learning_rate : {"paper", "tuned"}
-        ``wang19.thm_6`` ``learning_rate`` (``sqrt(2/(T ||C||_2^2))`` capped at 1) or ``learning_rate_tuned``.
-    composition : {"lemma_1", "zcdp"}
-        Per-step budget ``epsilon_0``: Lemma 1 (default, the paper) or zCDP.
-    failure_probability : float
-        Theorem 6's eta (in T's logarithm).
-    runs, x_1, initial_gap
-        As in :func:`reference.wang19.dp_pgd`.
+    loss, domain, epsilon, delta, steps, learning_rate, composition, failure_probability, x_1, initial_gap
+        As in :meth:`FrankWolfeL1.configure`.
+    runs : int
+        Independent executions (shared data).
     rng, noise
         The tape gets ``integers`` ``"wang19 Alg.4 L5 R"`` (``high = T``), then per step one ``gumbel`` entry
         ``"wang19 Alg.4 L2 exponential mechanism"`` of shape ``(runs, |A|)``.
@@ -187,42 +279,15 @@ def dp_fw_l1(data: ArrayLike, *, loss: Loss, domain: Domain, epsilon: float, del
 
     Privacy
     -------
-    ``wang19.alg_4`` / ``wang19.thm_6``: every step is epsilon_0-DP (``exponential.oscillation`` at the
-    coefficient), and the ``T`` steps compose to (epsilon, delta)-DP (Lemma 1, or zCDP); the selections
-    carry the whole guarantee, ``x_R`` is post-processing.
+    ``wang19.alg_4`` / ``wang19.thm_6``.
 
     Utility
     -------
     ``wang19.thm_6``: ``E[G_R]``, the Frank-Wolfe gap at ``x_R``.
     """
-    rows, n, p = check_problem(data, loss=loss, domain=domain, convex=False)
-    runs = arrays.runs(runs)
-    check_transcript(transcript)
-    src = noise_source(rng=rng, noise=noise)
-    steps, eps0, coefficient, gamma, candidates = constants(
-        loss=loss, domain=domain, n=n, epsilon=epsilon, delta=delta, steps=steps, learning_rate=learning_rate,
-        composition=composition, failure_probability=failure_probability, initial_gap=initial_gap)
-    corners = vertices(domain)
-    mechanism = ExponentialMechanism(coefficient=coefficient)
-    x = start_point(domain, x_1, runs=runs)
-    x_first = x.copy()
-
-    # [wang19 Alg.4 L5] R uniform on {1, ..., T}, independent of the data (drawn first)
-    index = src.integers(LABEL_INDEX, steps, (runs,)) + 1
-    track = Trajectory(x, index, steps, transcript, "selected")
-    for t in range(1, steps + 1):  # [wang19 Alg.4 L1] for t = 1, ..., T
-        # [wang19 Alg.4 L2] x~_t = v in A with probability proportional to exp(c <v, -grad F(x_t)>) (Gumbel-max)
-        u = scores(domain, loss.total_gradient(x, rows, normalisation="average", check=False))
-        selected = mechanism.rvs(u, noise=src, label=LABEL_SELECT)
-        # [wang19 Alg.4 L3] x_{t+1} = (1 - gamma_t) x_t + gamma_t x~_t
-        x = (1.0 - gamma) * x + gamma * corners[selected]
-        track.step(t, selected, x)
-    # [wang19 Alg.4 L4] end for
-    track.check_complete()
-
-    # [wang19 Alg.4 L5] return x_R
-    return DPFWL1Result(
-        x=track.x, index=index, x_next=track.x_next, steps=steps, learning_rate=gamma, x_1=x_first,
-        transcript=track.stacked(), epsilon_step=eps0, coefficient=coefficient, candidates=candidates,
-        composition=composition, spec_ids=SPEC_IDS, seed=src.seed,
-    )
+    _, n, _ = check_problem(data, loss=loss, domain=domain, convex=False)
+    configured = FrankWolfeL1.configure(loss=loss, domain=domain, n=n, epsilon=epsilon, delta=delta, steps=steps,
+                                        learning_rate=learning_rate, composition=composition,
+                                        failure_probability=failure_probability, x_1=x_1, initial_gap=initial_gap,
+                                        allow_unproven=True)
+    return configured.run(data, runs=runs, rng=rng, noise=noise, transcript=transcript)

@@ -33,33 +33,33 @@ from __future__ import annotations
 
 import abc
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import ClassVar
 
 import numpy as np
 
-from reference import arrays
 from reference.arrays import ArrayLike
+from reference.configured import minimum_records, quantity
 from reference.domains import Domain, L1Ball, L2Ball, Simplex
 from reference.losses import L1Regulariser, Loss, Regulariser
-from reference.problem import check_problem
+from reference.problem import broadcast_start, check_problem, check_setting, start_point
 from reference.proximal import prox_unchecked
 from reference.results import AlgorithmResult
 from reference.rng import RngLike
-from reference.tape import NoiseLike, noise_source
+from reference.tape import NoiseLike
 from reference.wang19.common import (
+    RandomIterateBox,
     RandomIterateResult,
     Trajectory,
     Transcript,
     check_steps,
-    check_transcript,
     gaussian_width,
     noise_sigma,
-    start_point,
 )
 from spec import wang19 as _spec
 from spec.errors import AssumptionError, ParameterError
 
-__all__ = ["DistanceGenerating", "SquaredL2", "PNorm", "Entropy", "DPPMDResult", "dp_pmd", "constants",
+__all__ = ["DistanceGenerating", "SquaredL2", "PNorm", "Entropy", "DPPMDResult", "MirrorDescent", "dp_pmd", "constants",
            "SPEC_IDS", "LABEL_NOISE", "LABEL_INDEX", "STEP_RULES"]
 
 #: The records whose formulas and claims Algorithm 3 uses.
@@ -314,23 +314,127 @@ def constants(*, loss: Loss, domain: Domain, mirror: DistanceGenerating | str, n
     return t, sigma, gamma, alpha, width
 
 
+@dataclass(frozen=True, kw_only=True, eq=False)
+class MirrorDescent(RandomIterateBox):
+    r"""Algorithm 3, DP-PMD, configured: T, sigma, gamma, the mirror map's modulus and G_C, before any data.
+
+    Privacy
+    -------
+    ``wang19.alg_3`` (``wang19.eq_3``): the noisy gradients are (epsilon, delta)-DP under replace-one; the
+    mirror steps and ``x_R`` are post-processing.
+
+    Utility
+    -------
+    ``wang19.thm_5``: ``E||g_{C,R}||_2``, ``g_{C,R} = (x_R - x_{R+1})/gamma``.
+    """
+
+    ALGORITHM: ClassVar[str] = "wang19.alg_3"
+    RESULT: ClassVar[type] = DPPMDResult
+
+    mirror: DistanceGenerating = field(repr=False)
+    calibration: str = "zcdp"
+    sigma: float = quantity("per-coordinate noise standard deviation (step 2)", source="wang19.eq_3")
+    modulus: float = quantity("alpha, the modulus of the distance-generating function w", source="wang19.def_9")
+    gaussian_width: float = quantity("G_C, the Gaussian width of C (nan when not needed)", source="wang19.def_8")
+
+    def privacy_record(self) -> str:
+        return "wang19.eq_3"
+
+    @classmethod
+    def configure(cls, *, loss: Loss, domain: Domain, n: int, epsilon: float, delta: float,
+                  mirror: DistanceGenerating | str = "squared_l2", regulariser: Regulariser | None = None,
+                  steps: int | str = "paper", x_1: ArrayLike | None = None, calibration: str = "zcdp",
+                  initial_gap: float | None = None, allow_unproven: bool = False) -> "MirrorDescent":
+        r"""Configure Algorithm 3 for ``n`` records.
+
+        Parameters
+        ----------
+        loss : reference.losses.Loss
+            Smooth (``0 < L < inf``), possibly non-convex; ``G = loss.constants.lipschitz``.
+        domain : reference.domains.Domain
+            The set C, one of the domains of ``mirror``.
+        n : int
+            Number of records, at least 2.
+        epsilon, delta : float
+            The target budget.
+        mirror : {"squared_l2", "pnorm", "entropy"} or DistanceGenerating
+            The distance-generating function w, normalised to modulus 1 by its recorded modulus.
+        regulariser : reference.losses.Regulariser, optional
+            The convex ``r``; ``None`` for r = 0.
+        steps : {"paper", "tuned"} or int
+            ``wang19.thm_5`` formula ``steps`` / ``steps_tuned``, or a public integer.
+        x_1 : array_like, optional
+            A public start point in C; by default ``domain.interior_point()`` (strictly positive for the
+            entropy).
+        calibration : {"zcdp", "rdp", "rdp-mironov", "exact"}
+            The noise calibration (``spec.wang19.sigma``).
+        initial_gap : float, optional
+            A public ``h_0``, for ``steps="tuned"``.
+        allow_unproven : bool
+            Build the configuration even when its claim is not proven.
+
+        Returns
+        -------
+        MirrorDescent
+        """
+        check_setting(loss=loss, domain=domain, convex=False)
+        n = minimum_records(n, cls.ALGORITHM)
+        w = _mirror(mirror)
+        w.check(domain, regulariser)
+        t, sigma, gamma, alpha, width = constants(loss=loss, domain=domain, mirror=w, n=n, epsilon=epsilon,
+                                                  delta=delta, steps=steps, calibration=calibration,
+                                                  initial_gap=initial_gap)
+        start = start_point("x_1", x_1, domain)
+        if isinstance(w, Entropy) and not np.all(start > 0):
+            raise ParameterError("x_1 must have positive entries for the entropy (the relative interior of the simplex)")
+        return cls(loss=loss, domain=domain, regulariser=regulariser, n=n, p=domain.dim, epsilon=float(epsilon),
+                   delta=float(delta), options={"mirror": w.name if isinstance(mirror, str) else mirror,
+                                                "steps": steps, "x_1": x_1, "calibration": calibration,
+                                                "initial_gap": initial_gap},
+                   spec_ids=SPEC_IDS, flags=(f"{calibration}-calibration", f"mirror-{w.name.replace('_', '-')}"),
+                   notes=cls.default_notes(steps, t, "wang19.thm_5"), allow_unproven=allow_unproven, x_1=start,
+                   steps=t, learning_rate=gamma, mirror=w, calibration=calibration, sigma=sigma, modulus=alpha,
+                   gaussian_width=np.nan if width is None else width)._finish()
+
+    def _loop(self, rows, *, runs, noise, transcript, progress) -> dict:
+        src, loss, domain, regulariser, w, p = noise, self.loss, self.domain, self.regulariser, self.mirror, self.p
+        steps, sigma, gamma = self.steps, self.sigma, self.learning_rate
+        x = broadcast_start("x_1", self.x_1, runs=runs)
+        x_first = x.copy()
+        eta = self.modulus * gamma  # V/gamma with V = V_w/alpha (w normalised to modulus 1)
+
+        # [wang19 Alg.3 L4] R uniform on {1, ..., T}, independent of the data (drawn first)
+        index = src.integers(LABEL_INDEX, steps, (runs,)) + 1
+        track = Trajectory(x, index, steps, transcript, "noisy_gradient")
+        for k in range(1, steps + 1):  # [wang19 Alg.3 L1] for k = 1, ..., T
+            # [wang19 Alg.3 L2] eps_k ~ N(0, sigma^2 I_p); the released noisy gradient grad F(x_k) + eps_k
+            g = loss.total_gradient(x, rows, normalisation="average", check=False) + sigma * src.normal(LABEL_NOISE, (runs, p))
+            # [wang19 Alg.3 L2] x_{k+1} = argmin_{u in C} <g, u> + V(u, x_k)/gamma + r(u)
+            x = w.step(x, g, eta, domain, regulariser)
+            track.step(k, g, x)
+            progress(k, steps)
+        # [wang19 Alg.3 L3] end for
+        track.check_complete()
+
+        # [wang19 Alg.3 L4] return x_R
+        return dict(theta=track.x, index=index, x_next=track.x_next, steps=steps, learning_rate=gamma, x_1=x_first,
+                    transcript=track.stacked(), sigma=sigma, calibration=self.calibration, mirror=w.name,
+                    modulus=self.modulus, gaussian_width=self.gaussian_width)
+
+
 def dp_pmd(data: ArrayLike, *, loss: Loss, domain: Domain, epsilon: float, delta: float,
            mirror: DistanceGenerating | str = "squared_l2", regulariser: Regulariser | None = None,
            steps: int | str = "paper", runs: int = 1, x_1: ArrayLike | None = None, calibration: str = "zcdp",
            initial_gap: float | None = None, rng: RngLike = None, noise: NoiseLike = None,
            transcript: Transcript = None) -> DPPMDResult:
-    r"""Algorithm 3, DP-PMD.
+    r"""Algorithm 3, DP-PMD: :meth:`MirrorDescent.configure` for the data's n, then run (a thin wrapper).
 
     Parameters
     ----------
-    data, loss, domain, epsilon, delta, regulariser, runs, calibration, initial_gap
-        As in :func:`reference.wang19.dp_pgd` (``L > 0``; C one of the domains of ``mirror``).
-    mirror : DistanceGenerating or {"squared_l2", "pnorm", "entropy"}
-        The distance-generating function ``w``, normalised to modulus 1 by its recorded modulus.
-    steps : {"paper", "tuned"} or int
-        ``wang19.thm_5`` formula ``steps`` / ``steps_tuned``, or a public integer.
-    x_1 : array_like, optional
-        Public start point in C (default ``domain.interior_point()``; strictly positive for the entropy).
+    data, loss, domain, epsilon, delta, mirror, regulariser, steps, x_1, calibration, initial_gap
+        As in :meth:`MirrorDescent.configure`.
+    runs : int
+        Independent executions (shared data).
     rng, noise
         The tape gets ``integers`` ``"wang19 Alg.3 L4 R"`` (``high = T``), then per step ``normal``
         ``"wang19 Alg.3 L2 eps_k"`` of shape ``(runs, p)``.
@@ -343,43 +447,14 @@ def dp_pmd(data: ArrayLike, *, loss: Loss, domain: Domain, epsilon: float, delta
 
     Privacy
     -------
-    ``wang19.alg_3`` (``wang19.eq_3``): the noisy gradients are (epsilon, delta)-DP under replace-one; the
-    mirror steps and ``x_R`` are post-processing.
+    ``wang19.alg_3`` (``wang19.eq_3``).
 
     Utility
     -------
     ``wang19.thm_5``: ``E||g_{C,R}||_2``, ``g_{C,R} = (x_R - x_{R+1})/gamma``.
     """
-    rows, n, p = check_problem(data, loss=loss, domain=domain, convex=False)
-    runs = arrays.runs(runs)
-    w = _mirror(mirror)
-    w.check(domain, regulariser)
-    check_transcript(transcript)
-    src = noise_source(rng=rng, noise=noise)
-    steps, sigma, gamma, alpha, width = constants(loss=loss, domain=domain, mirror=w, n=n, epsilon=epsilon,
-                                                  delta=delta, steps=steps, calibration=calibration,
-                                                  initial_gap=initial_gap)
-    x = start_point(domain, x_1, runs=runs)
-    if isinstance(w, Entropy) and not np.all(x > 0):
-        raise ParameterError("x_1 must have positive entries for the entropy (the relative interior of the simplex)")
-    x_first = x.copy()
-    eta = alpha * gamma  # V/gamma with V = V_w/alpha (w normalised to modulus 1)
-
-    # [wang19 Alg.3 L4] R uniform on {1, ..., T}, independent of the data (drawn first)
-    index = src.integers(LABEL_INDEX, steps, (runs,)) + 1
-    track = Trajectory(x, index, steps, transcript, "noisy_gradient")
-    for k in range(1, steps + 1):  # [wang19 Alg.3 L1] for k = 1, ..., T
-        # [wang19 Alg.3 L2] eps_k ~ N(0, sigma^2 I_p); the released noisy gradient grad F(x_k) + eps_k
-        g = loss.total_gradient(x, rows, normalisation="average", check=False) + sigma * src.normal(LABEL_NOISE, (runs, p))
-        # [wang19 Alg.3 L2] x_{k+1} = argmin_{u in C} <g, u> + V(u, x_k)/gamma + r(u)
-        x = w.step(x, g, eta, domain, regulariser)
-        track.step(k, g, x)
-    # [wang19 Alg.3 L3] end for
-    track.check_complete()
-
-    # [wang19 Alg.3 L4] return x_R
-    return DPPMDResult(
-        x=track.x, index=index, x_next=track.x_next, steps=steps, learning_rate=gamma, x_1=x_first,
-        transcript=track.stacked(), sigma=sigma, calibration=calibration, mirror=w.name, modulus=alpha,
-        gaussian_width=np.nan if width is None else width, spec_ids=SPEC_IDS, seed=src.seed,
-    )
+    _, n, _ = check_problem(data, loss=loss, domain=domain, convex=False)
+    configured = MirrorDescent.configure(loss=loss, domain=domain, n=n, epsilon=epsilon, delta=delta, mirror=mirror,
+                                         regulariser=regulariser, steps=steps, x_1=x_1, calibration=calibration,
+                                         initial_gap=initial_gap, allow_unproven=True)
+    return configured.run(data, runs=runs, rng=rng, noise=noise, transcript=transcript)

@@ -15,31 +15,31 @@ draws are standardised and labelled with the pseudocode line that consumes them
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import ClassVar
 
 import numpy as np
 
-from reference import arrays
 from reference.arrays import ArrayLike
+from reference.configured import minimum_records, quantity
 from reference.domains import Domain
-from reference.losses import Loss, Regulariser
-from reference.problem import check_problem
+from reference.losses import L1Regulariser, Loss, Regulariser
+from reference.problem import broadcast_start, check_problem, check_setting, start_point
 from reference.proximal import prox_unchecked
 from reference.results import AlgorithmResult
 from reference.rng import RngLike
-from reference.tape import NoiseLike, noise_source
+from reference.tape import NoiseLike
 from reference.wang19.common import (
+    RandomIterateBox,
     RandomIterateResult,
     Trajectory,
     Transcript,
     check_steps,
-    check_transcript,
     noise_sigma,
-    start_point,
 )
 from spec import wang19 as _spec
 from spec.errors import AssumptionError
 
-__all__ = ["DPPGDResult", "dp_pgd", "constants", "SPEC_IDS", "LABEL_NOISE", "LABEL_INDEX", "STEP_RULES"]
+__all__ = ["DPPGDResult", "ProximalGradient", "dp_pgd", "constants", "SPEC_IDS", "LABEL_NOISE", "LABEL_INDEX", "STEP_RULES"]
 
 #: The records whose formulas and claims Algorithm 1 uses.
 SPEC_IDS = ("wang19.alg_1", "wang19.eq_3", "wang19.thm_1", "wang19.thm_2")
@@ -100,35 +100,120 @@ def constants(*, loss: Loss, n: int, dimension: int, epsilon: float, delta: floa
     return t, sigma, gamma
 
 
+@dataclass(frozen=True, kw_only=True, eq=False)
+class ProximalGradient(RandomIterateBox):
+    r"""Algorithm 1, DP-PGD, configured: T, sigma and gamma, before any data.
+
+    Privacy
+    -------
+    ``wang19.thm_1`` / ``wang19.eq_3``: the transcript of the ``T`` noisy gradients is (epsilon,
+    delta)-DP under replace-one (exact profile: ``spec.wang19.transcript_profile``); ``x_R`` and
+    ``x_{R+1}`` are post-processing (``R`` does not depend on the data).
+
+    Utility
+    -------
+    ``wang19.thm_2``: ``E||g_{C,R}||_2``, ``g_{C,R} = (x_R - x_{R+1})/gamma``.
+    """
+
+    ALGORITHM: ClassVar[str] = "wang19.alg_1"
+    RESULT: ClassVar[type] = DPPGDResult
+
+    calibration: str = "zcdp"
+    sigma: float = quantity("per-coordinate noise standard deviation (step 3)",
+                            source="wang19.eq_3 via spec.wang19.sigma")
+
+    def privacy_record(self) -> str:
+        return "wang19.eq_3"
+
+    @classmethod
+    def configure(cls, *, loss: Loss, domain: Domain, n: int, epsilon: float, delta: float,
+                  regulariser: Regulariser | None = None, steps: int | str = "paper", x_1: ArrayLike | None = None,
+                  calibration: str = "zcdp", initial_gap: float | None = None,
+                  allow_unproven: bool = False) -> "ProximalGradient":
+        r"""Configure Algorithm 1 for ``n`` records.
+
+        Parameters
+        ----------
+        loss : reference.losses.Loss
+            Smooth (``0 < L < inf``), possibly non-convex (Assumption 1); ``G = loss.constants.lipschitz``.
+        domain : reference.domains.Domain
+            The closed convex set C.
+        n : int
+            Number of records, at least 2.
+        epsilon, delta : float
+            The target budget (``epsilon > 0``, ``0 < delta < 1``).
+        regulariser : reference.losses.Regulariser, optional
+            The convex ``r`` (e.g. ``L1Regulariser``), handled by its prox; ``None`` for r = 0.
+        steps : {"paper", "tuned"} or int
+            T: the paper's ``n epsilon/sqrt(p ln(1/delta))``, the minimiser of the explicit bound (needs
+            ``initial_gap``), or a public integer.
+        x_1 : array_like, shape (p,) or (runs, p), optional
+            A public start point in C; by default ``domain.interior_point()``.
+        calibration : {"zcdp", "rdp", "rdp-mironov", "exact"}
+            Step 3's sigma (``spec.wang19.sigma``); the default is the corrected step 3.
+        initial_gap : float, optional
+            A public ``h_0 >= F^r(x_1) - inf_C F^r``, for ``steps="tuned"``.
+        allow_unproven : bool
+            Build the configuration even when its claim is not proven.
+
+        Returns
+        -------
+        ProximalGradient
+        """
+        check_setting(loss=loss, domain=domain, convex=False)
+        n = minimum_records(n, cls.ALGORITHM)
+        if regulariser is not None and not isinstance(regulariser, Regulariser):
+            raise TypeError(f"regulariser ({type(regulariser).__name__}) must be a reference.losses.Regulariser or None")
+        # [wang19 Alg.1 L3] rho with rho + 2 sqrt(rho ln(1/delta)) = epsilon; sigma^2 = 2 G^2 T/(n^2 rho)
+        # (computed once, before the loop: sigma depends only on G, n, epsilon, delta, T); gamma = 1/(2L)
+        t, sigma, gamma = constants(loss=loss, n=n, dimension=domain.dim, epsilon=epsilon, delta=delta, steps=steps,
+                                    calibration=calibration, initial_gap=initial_gap)
+        flags = [f"{calibration}-calibration"] + (["regulariser-l1"] if isinstance(regulariser, L1Regulariser) else [])
+        return cls(loss=loss, domain=domain, regulariser=regulariser, n=n, p=domain.dim, epsilon=float(epsilon),
+                   delta=float(delta), options={"steps": steps, "x_1": x_1, "calibration": calibration,
+                                                "initial_gap": initial_gap},
+                   spec_ids=SPEC_IDS, flags=tuple(flags), notes=cls.default_notes(steps, t, "wang19.thm_2"),
+                   allow_unproven=allow_unproven, x_1=start_point("x_1", x_1, domain), steps=t, learning_rate=gamma,
+                   calibration=calibration, sigma=sigma)._finish()
+
+    def _loop(self, rows, *, runs, noise, transcript, progress) -> dict:
+        src, loss, domain, regulariser, p = noise, self.loss, self.domain, self.regulariser, self.p
+        steps, sigma, gamma = self.steps, self.sigma, self.learning_rate
+        x = broadcast_start("x_1", self.x_1, runs=runs)
+        x_first = x.copy()
+
+        # [wang19 Alg.1 L5] R uniform on {1, ..., T}, independent of the data (drawn first; see Trajectory)
+        index = src.integers(LABEL_INDEX, steps, (runs,)) + 1
+        track = Trajectory(x, index, steps, transcript, "noisy_gradient")
+        for k in range(1, steps + 1):  # [wang19 Alg.1 L1] for k = 1, ..., T
+            # [wang19 Alg.1 L2] eps_k ~ N(0, sigma^2 I_p); the released noisy gradient grad F(x_k) + eps_k
+            g = loss.total_gradient(x, rows, normalisation="average", check=False) + sigma * src.normal(LABEL_NOISE, (runs, p))
+            # [wang19 Alg.1 L2] x_{k+1} = argmin_u <g, u> + ||u - x_k||^2/(2 gamma) + r(u) = prox(x_k - gamma g)
+            x = prox_unchecked(x - gamma * g, gamma, domain, regulariser)
+            track.step(k, g, x)
+            progress(k, steps)
+        # [wang19 Alg.1 L4] end for
+        track.check_complete()
+
+        # [wang19 Alg.1 L5] return x_R (and x_{R+1} for the gradient mapping)
+        return dict(theta=track.x, index=index, x_next=track.x_next, steps=steps, learning_rate=gamma, x_1=x_first,
+                    transcript=track.stacked(), sigma=sigma, calibration=self.calibration)
+
+
 def dp_pgd(data: ArrayLike, *, loss: Loss, domain: Domain, epsilon: float, delta: float,
            regulariser: Regulariser | None = None, steps: int | str = "paper", runs: int = 1,
            x_1: ArrayLike | None = None, calibration: str = "zcdp", initial_gap: float | None = None,
            rng: RngLike = None, noise: NoiseLike = None, transcript: Transcript = None) -> DPPGDResult:
-    r"""Algorithm 1, DP-PGD.
+    r"""Algorithm 1, DP-PGD: :meth:`ProximalGradient.configure` for the data's n, then run (a thin wrapper).
 
     Parameters
     ----------
     data : array_like, shape (n, k)
-        Rows within the loss's declared bounds (checked once; rejected, never clipped).
-    loss : reference.losses.Loss
-        Smooth (``0 < L < inf``), possibly non-convex (Assumption 1). ``G = loss.constants.lipschitz``.
-    domain : reference.domains.Domain
-        The closed convex set C.
-    epsilon, delta : float
-        Target budget (``epsilon > 0``, ``0 < delta < 1``).
-    regulariser : reference.losses.Regulariser, optional
-        The convex ``r`` (e.g. ``L1Regulariser``); ``None`` for ``r = 0``. Handled by
-        :func:`reference.proximal.prox` (closed forms, or the certified numerical prox).
-    steps : {"paper", "tuned"} or int
-        ``T`` (:func:`constants`).
+        Rows within the loss's declared bounds (checked once; rejected, never clipped), n >= 2.
+    loss, domain, epsilon, delta, regulariser, steps, x_1, calibration, initial_gap
+        As in :meth:`ProximalGradient.configure`.
     runs : int
         Independent executions (shared data).
-    x_1 : array_like, shape (p,) or (runs, p), optional
-        Public start point in C; default ``domain.interior_point()``.
-    calibration : {"zcdp", "rdp", "rdp-mironov", "exact"}
-        Step 3's sigma (:func:`spec.wang19.sigma`; default ``"zcdp"``, the corrected step 3).
-    initial_gap : float, optional
-        Public ``h_0`` for ``steps="tuned"``.
     rng, noise
         Randomness (:func:`reference.tape.noise_source`). The tape gets an ``integers`` entry
         ``"wang19 Alg.1 L5 R"`` (``high = T``, shape ``(runs,)``; ``R`` is that plus one), then per step a
@@ -143,42 +228,14 @@ def dp_pgd(data: ArrayLike, *, loss: Loss, domain: Domain, epsilon: float, delta
 
     Privacy
     -------
-    ``wang19.thm_1`` / ``wang19.eq_3``: the transcript of the ``T`` noisy gradients is (epsilon,
-    delta)-DP under replace-one (exact profile: ``spec.wang19.transcript_profile``); ``x_R`` and
-    ``x_{R+1}`` are post-processing (``R`` does not depend on the data).
+    ``wang19.thm_1`` / ``wang19.eq_3``.
 
     Utility
     -------
     ``wang19.thm_2``: ``E||g_{C,R}||_2``, ``g_{C,R} = (x_R - x_{R+1})/gamma``.
     """
-    rows, n, p = check_problem(data, loss=loss, domain=domain, convex=False)
-    runs = arrays.runs(runs)
-    if regulariser is not None and not isinstance(regulariser, Regulariser):
-        raise TypeError(f"regulariser ({type(regulariser).__name__}) must be a reference.losses.Regulariser or None")
-    check_transcript(transcript)
-    src = noise_source(rng=rng, noise=noise)
-
-    # [wang19 Alg.1 L3] rho with rho + 2 sqrt(rho ln(1/delta)) = epsilon; sigma^2 = 2 G^2 T/(n^2 rho)
-    # (computed once, before the loop: sigma depends only on G, n, epsilon, delta, T); gamma = 1/(2L)
-    steps, sigma, gamma = constants(loss=loss, n=n, dimension=p, epsilon=epsilon, delta=delta, steps=steps,
-                                    calibration=calibration, initial_gap=initial_gap)
-    x = start_point(domain, x_1, runs=runs)
-    x_first = x.copy()
-
-    # [wang19 Alg.1 L5] R uniform on {1, ..., T}, independent of the data (drawn first; see Trajectory)
-    index = src.integers(LABEL_INDEX, steps, (runs,)) + 1
-    track = Trajectory(x, index, steps, transcript, "noisy_gradient")
-    for k in range(1, steps + 1):  # [wang19 Alg.1 L1] for k = 1, ..., T
-        # [wang19 Alg.1 L2] eps_k ~ N(0, sigma^2 I_p); the released noisy gradient grad F(x_k) + eps_k
-        g = loss.total_gradient(x, rows, normalisation="average", check=False) + sigma * src.normal(LABEL_NOISE, (runs, p))
-        # [wang19 Alg.1 L2] x_{k+1} = argmin_u <g, u> + ||u - x_k||^2/(2 gamma) + r(u) = prox(x_k - gamma g)
-        x = prox_unchecked(x - gamma * g, gamma, domain, regulariser)
-        track.step(k, g, x)
-    # [wang19 Alg.1 L4] end for
-    track.check_complete()
-
-    # [wang19 Alg.1 L5] return x_R (and x_{R+1} for the gradient mapping)
-    return DPPGDResult(
-        x=track.x, index=index, x_next=track.x_next, steps=steps, learning_rate=gamma, x_1=x_first,
-        transcript=track.stacked(), sigma=sigma, calibration=calibration, spec_ids=SPEC_IDS, seed=src.seed,
-    )
+    _, n, _ = check_problem(data, loss=loss, domain=domain, convex=False)
+    configured = ProximalGradient.configure(loss=loss, domain=domain, n=n, epsilon=epsilon, delta=delta,
+                                            regulariser=regulariser, steps=steps, x_1=x_1, calibration=calibration,
+                                            initial_gap=initial_gap, allow_unproven=True)
+    return configured.run(data, runs=runs, rng=rng, noise=noise, transcript=transcript)

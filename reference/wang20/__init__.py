@@ -30,6 +30,8 @@ from __future__ import annotations
 
 from reference.wang20.catoni_giulini import robust_mean, smoothed_truncation
 from reference.wang20.gradient_descent import (
+    CatoniGiuliniGD,
+    TrimmedMeanGD,
     GradientDescentResult,
     catoni_giulini_gd,
     projected_gradient_descent,
@@ -37,15 +39,21 @@ from reference.wang20.gradient_descent import (
     trimmed_mean_gd,
 )
 from reference.wang20.sample_and_aggregate import (
+    SampleAggregate,
     SampleAggregateResult,
     erm_blocks,
     projected_mean_blocks,
     sample_aggregate,
 )
-from reference.wang20.bun_steinke import TrimmedMeanResult, trimmed_mean
+from reference.wang20.bun_steinke import TrimmedMean, TrimmedMeanResult, trimmed_mean
 
 __all__ = [
     "ALGORITHMS",
+    "BOXES",
+    "SampleAggregate",
+    "TrimmedMean",
+    "TrimmedMeanGD",
+    "CatoniGiuliniGD",
     "sample_aggregate",
     "SampleAggregateResult",
     "erm_blocks",
@@ -67,4 +75,12 @@ ALGORITHMS = {
     "wang20.alg_2": trimmed_mean,
     "wang20.alg_3": trimmed_mean_gd,
     "wang20.alg_4": catoni_giulini_gd,
+}
+
+#: The configured class of each algorithm box (reference.configured).
+BOXES = {
+    "wang20.alg_1": SampleAggregate,
+    "wang20.alg_2": TrimmedMean,
+    "wang20.alg_3": TrimmedMeanGD,
+    "wang20.alg_4": CatoniGiuliniGD,
 }

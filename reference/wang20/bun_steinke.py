@@ -13,7 +13,7 @@ flag); :func:`smooth_bound` computes it only when asked (``form="printed"``, for
 and the algorithm never does.
 
 Floating point. :func:`smooth_bound` is the numpy version of
-:func:`spec.wang20.trimmed_mean.smooth_bound` (exact fractions and mpmath, too slow for every
+:func:`spec.wang20.bun_steinke.smooth_bound` (exact fractions and mpmath, too slow for every
 coordinate of every step). Each ``A^(k) e^{-kt}`` carries at most five roundings (a difference, a
 division, ``exp``, a product, a minimum), a relative error below ``5 u`` (``u = 2^-53``); the
 result is multiplied by ``1 + 16 u``, so it is never below the exact bound (the tests check this
@@ -28,21 +28,24 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import ClassVar
 
 import numpy as np
 
 from reference import arrays
+from reference.configured import Configured, minimum_records, quantity
 from reference.results import AlgorithmResult
 from reference.rng import RngLike
-from reference.tape import NoiseSource, noise_source
+from reference.tape import NoiseSource
 from spec import validate
 from spec.errors import ParameterError
-from spec.wang20 import trimmed_mean as _spec
+from spec.wang20 import bun_steinke as _spec
 
 __all__ = [
     "SPEC_IDS",
     "LABEL_Y",
     "FORMS",
+    "TrimmedMean",
     "TrimmedMeanResult",
     "trimmed_mean",
     "smooth_bound",
@@ -68,8 +71,8 @@ class TrimmedMeanResult(AlgorithmResult):
 
     Attributes
     ----------
-    value : ndarray, shape (runs,)
-        The releases (line 3).
+    theta : ndarray, shape (runs, 1)
+        The releases (line 3), one column (also :attr:`value`, shape ``(runs,)``).
     statistic : float
         ``[trim_m(x)]_[a,b]`` (line 2), the same in every run.
     smooth_bound : float
@@ -80,13 +83,18 @@ class TrimmedMeanResult(AlgorithmResult):
         ``m``, ``t``, ``s``.
     """
 
-    value: np.ndarray
+    theta: np.ndarray
     statistic: float
     smooth_bound: float
     noise_scale: float
     trim: int
     dilation: float
     shift: float
+
+    @property
+    def value(self) -> np.ndarray:
+        """The releases, shape ``(runs,)`` (the column of :attr:`theta`)."""
+        return self.theta[:, 0]
 
 
 def _sorted(values) -> np.ndarray:
@@ -125,7 +133,7 @@ def smooth_bound(values, *, trim, dilation, mean_lower, mean_upper, form="correc
     Privacy
     -------
     ``wang20.alg_2`` (RECONSTRUCTED and ERRATUM flags); the exact version is
-    :func:`spec.wang20.trimmed_mean.smooth_bound`.
+    :func:`spec.wang20.bun_steinke.smooth_bound`.
     """
     x = np.asarray(values, dtype=float)
     n = x.shape[-1]
@@ -178,7 +186,7 @@ def clipped_trimmed_mean(values, *, trim, mean_lower, mean_upper, presorted=Fals
 
 def noise_scale(values, *, trim, dilation, shift, mean_lower, mean_upper, presorted=False) -> np.ndarray:
     """``S^t(x)/s``, the multiplier of ``sinh(Y)`` in line 3, rounded up (the numpy version of
-    :func:`spec.wang20.trimmed_mean.noise_scale`).
+    :func:`spec.wang20.bun_steinke.noise_scale`).
 
     Privacy
     -------
@@ -212,21 +220,119 @@ def release(values, *, trim, dilation, shift, mean_lower, mean_upper, noise: Noi
     return statistic + scale * np.sinh(y), statistic, bound, scale
 
 
+@dataclass(frozen=True, kw_only=True, eq=False)
+class TrimmedMean(Configured):
+    r"""Algorithm 2, configured: the trim m, the dilation t and the shift s, before any data.
+
+    Its data are ``n`` reals (a column: shape ``(n,)`` or ``(n, 1)``); the output ``theta`` has shape
+    ``(runs, 1)``.
+
+    Privacy
+    -------
+    ``wang20.thm_3``, ``wang20.alg_2``: ``epsilon^2/2``-zCDP under replace-one, whatever the data.
+
+    Utility
+    -------
+    ``wang20.thm_3`` (mean squared error ``O(sigma^2 log n/(n epsilon^2))`` with the default trim).
+    """
+
+    ALGORITHM: ClassVar[str] = "wang20.alg_2"
+    RESULT: ClassVar[type] = TrimmedMeanResult
+    USES: ClassVar[tuple[str, ...]] = ()
+
+    mean_lower: float
+    mean_upper: float
+    trim: int = quantity("m, the records trimmed at each end (line 2)", source="wang20.alg_2 trim_default, or given")
+    dilation: float = quantity("t = epsilon^2/16 of the smooth bound (line 1)", source="wang20.alg_2 dilation")
+    shift: float = quantity("s = epsilon/4, the scale of the noise (line 3)", source="wang20.alg_2 shift")
+    floor: float = quantity("e^{-m t} (b - a), the smallest smooth bound S", source="wang20.alg_2")
+
+    def claim(self) -> str:
+        return f"{self.epsilon!r}^2/2-zCDP under replace-one (epsilon = {self.epsilon!r})"
+
+    def privacy_record(self) -> str:
+        return "wang20.thm_3"
+
+    @classmethod
+    def configure(cls, *, n: int, epsilon: float, mean_lower: float, mean_upper: float, trim: int | None = None,
+                  allow_unproven: bool = False) -> "TrimmedMean":
+        r"""Configure Algorithm 2 for ``n`` reals.
+
+        Parameters
+        ----------
+        n : int
+            Number of values, at least 2.
+        epsilon : float
+            In (0, 1] (``wang20.thm_3``).
+        mean_lower, mean_upper : float
+            The public range ``[a, b]`` of the mean (Assumption 3.2), with ``a < b``.
+        trim : int, optional
+            m with ``0 <= 2m < n``; by default the record's ``trim_default`` (the smallest m with
+            ``e^{-mt}(b - a) <= 1/n``, capped below n/2). Any public m is private.
+        allow_unproven : bool
+            Build the configuration even when its claim is not proven.
+
+        Returns
+        -------
+        TrimmedMean
+        """
+        n = minimum_records(n, cls.ALGORITHM)
+        a, b = _range(mean_lower, mean_upper)
+        eps = validate.epsilon(epsilon)
+        rec = _spec.ALG_2
+        if trim is None:
+            m = int(rec.evaluate("trim_default", epsilon=eps, n=n, mean_lower=a, mean_upper=b))
+        else:
+            m = _check_trim(trim, n)
+        # [wang20 Alg.2 L1] t = epsilon^2/16, s = epsilon/4 (rounded down: a larger S, a larger noise)
+        t = rec.evaluate("dilation", epsilon=eps, n=n, trim=m, mean_lower=a, mean_upper=b)
+        s = rec.evaluate("shift", epsilon=eps, n=n, trim=m, mean_lower=a, mean_upper=b)
+        floor = math.exp(-m * t) * (b - a)
+        flags, notes = [], []
+        if trim is None:
+            flags.append("default-trim")
+        if 2 * m in (n - 1, n - 2):
+            flags.append("trim-capped")
+            if floor > 1.0 / n:
+                notes.append(f"the trim is capped at m = {m} (below n/2), so the floor e^(-m t)(b - a) = {floor:.3g} of "
+                             f"the smooth bound binds above 1/n: every release has noise of scale at least "
+                             f"{floor / s:.3g}; a narrower [mean_lower, mean_upper] or more values lowers it.")
+        return cls(n=n, p=1, epsilon=eps, options={"mean_lower": a, "mean_upper": b, "trim": trim},
+                   spec_ids=SPEC_IDS, flags=tuple(flags), notes=tuple(notes), allow_unproven=allow_unproven,
+                   mean_lower=a, mean_upper=b, trim=m, dilation=t, shift=s, floor=floor)._finish()
+
+    def gradient_evaluations(self, *, runs: int = 1) -> int:
+        """One sort of the n values (no gradient): counted as ``n``."""
+        return int(self.n)
+
+    def check_data(self, data):
+        x = arrays.finite("values", arrays.real_array("values", data))
+        if x.ndim == 2 and x.shape[1] == 1:
+            x = x[:, 0]
+        if x.ndim != 1 or x.size < 2:
+            raise ParameterError(f"values (shape {x.shape}) must be a 1-D array (or one column) of n >= 2 reals")
+        self._check_n(x.size)
+        return x
+
+    def _loop(self, values, *, runs, noise, transcript, progress) -> dict:
+        out, statistic, bound, scale = release(values, trim=self.trim, dilation=self.dilation, shift=self.shift,
+                                               mean_lower=self.mean_lower, mean_upper=self.mean_upper, noise=noise,
+                                               label=LABEL_Y, size=(runs,))
+        progress(1, 1)
+        return dict(theta=out[:, None], statistic=float(statistic), smooth_bound=float(bound),
+                    noise_scale=float(scale), trim=self.trim, dilation=self.dilation, shift=self.shift)
+
+
 def trimmed_mean(values, *, epsilon, mean_lower, mean_upper, trim=None, runs=1, rng: RngLike = None,
                  noise=None) -> TrimmedMeanResult:
-    r"""Algorithm 2: the trimmed, clipped mean of ``n`` reals plus arsinh-normal noise.
+    r"""Algorithm 2: :meth:`TrimmedMean.configure` for the ``n`` values, then run (a thin wrapper).
 
     Parameters
     ----------
     values : array_like, shape (n,)
         Finite reals, n >= 2 (no bound: heavy tails are welcome).
-    epsilon : float
-        ``0 < epsilon <= 1`` (``wang20.thm_3``).
-    mean_lower, mean_upper : float
-        The public range ``[a, b]`` of the mean (Assumption 3.2), ``a < b``.
-    trim : int, optional
-        ``m``, ``0 <= 2m < n``; default the record's ``trim_default`` (the smallest m with
-        ``e^{-mt}(b - a) <= 1/n``, capped below n/2). Any public m is private.
+    epsilon, mean_lower, mean_upper, trim
+        As in :meth:`TrimmedMean.configure`.
     runs : int
         Independent releases.
     rng, noise
@@ -242,26 +348,11 @@ def trimmed_mean(values, *, epsilon, mean_lower, mean_upper, trim=None, runs=1, 
 
     Utility
     -------
-    ``wang20.thm_3`` (mean squared error ``O(sigma^2 log n/(n epsilon^2))`` with the default trim).
+    ``wang20.thm_3``.
     """
     x = arrays.finite("values", arrays.real_array("values", values))
     if x.ndim != 1 or x.size < 2:
         raise ParameterError(f"values (shape {x.shape}) must be a 1-D array of n >= 2 reals")
-    runs = arrays.runs(runs)
-    n = x.size
-    a, b = _range(mean_lower, mean_upper)
-    eps = validate.epsilon(epsilon)
-    src = noise_source(rng=rng, noise=noise)
-    rec = _spec.ALG_2
-    if trim is None:
-        m = int(rec.evaluate("trim_default", epsilon=eps, n=n, mean_lower=a, mean_upper=b))
-    else:
-        m = _check_trim(trim, n)
-    # [wang20 Alg.2 L1] t = epsilon^2/16, s = epsilon/4 (rounded down: a larger S, a larger noise)
-    t = rec.evaluate("dilation", epsilon=eps, n=n, trim=m, mean_lower=a, mean_upper=b)
-    s = rec.evaluate("shift", epsilon=eps, n=n, trim=m, mean_lower=a, mean_upper=b)
-    out, statistic, bound, scale = release(x, trim=m, dilation=t, shift=s, mean_lower=a, mean_upper=b, noise=src,
-                                           label=LABEL_Y, size=(runs,))
-    return TrimmedMeanResult(value=out, statistic=float(statistic), smooth_bound=float(bound),
-                             noise_scale=float(scale), trim=m, dilation=t, shift=s, spec_ids=SPEC_IDS,
-                             seed=src.seed)
+    configured = TrimmedMean.configure(n=x.size, epsilon=epsilon, mean_lower=mean_lower, mean_upper=mean_upper,
+                                       trim=trim, allow_unproven=True)
+    return configured.run(x, runs=runs, rng=rng, noise=noise)

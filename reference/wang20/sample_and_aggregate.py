@@ -24,25 +24,27 @@ domain are rejected (ParameterError), not projected silently.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
-from typing import Callable
+from typing import Callable, ClassVar
 
 import numpy as np
 
 from reference import arrays
-from reference.problem import check_problem
+from reference.configured import Configured, minimum_records, quantity
+from reference.problem import check_problem, check_setting
 from reference.results import AlgorithmResult
 from reference.rng import RngLike
 from reference.solver import minimise
-from reference.tape import noise_source
 from spec import validate
 from spec.errors import ParameterError
-from spec.wang20 import sample_aggregate as _spec
+from spec.wang20 import sample_and_aggregate as _spec
 
 __all__ = [
     "SPEC_IDS",
     "LABEL_SUBSET",
     "LABEL_NOISE",
+    "SampleAggregate",
     "SampleAggregateResult",
     "sample_aggregate",
     "erm_blocks",
@@ -179,26 +181,137 @@ def _draw_subsets(src, runs: int, m: int, n: int, size: int, s: int):
     return chosen, rounds - 1
 
 
+@dataclass(frozen=True, kw_only=True, eq=False)
+class SampleAggregate(Configured):
+    r"""Algorithm 1, configured: s, gamma, beta, t0, K, the block size and Lambda, before any data.
+
+    Privacy
+    -------
+    ``wang20.thm_1``, ``wang20.alg_1``: (epsilon, delta)-DP under replace-one (NRS07's Gaussian
+    admissibility with the reconstructed beta-smooth bound).
+
+    Utility
+    -------
+    ``wang20.thm_2`` (with the ERM block function, strongly convex risk).
+    """
+
+    ALGORITHM: ClassVar[str] = "wang20.alg_1"
+    RESULT: ClassVar[type] = SampleAggregateResult
+    USES: ClassVar[tuple[str, ...]] = ()
+
+    block_function: Callable = field(repr=False)
+    subsets: int = quantity("m, the number of subsets (line 2)", source="given")
+    multiplicity: int = quantity("s = floor(sqrt m), the most subsets a record may be in (line 1)",
+                                 source="wang20.alg_1 multiplicity")
+    block_size: int = quantity("floor(n/m), the records of each subset (line 2)", source="wang20.alg_1 block_size")
+    shift: float = quantity("gamma = epsilon/(5 sqrt(2 log(2/delta))) (line 1)", source="wang20.alg_1 shift")
+    dilation: float = quantity("beta = epsilon/(4 (d + log(2/delta))) (line 1)", source="wang20.alg_1 dilation")
+    attention_rank: int = quantity("t0 = floor((m + s)/2) + 1 (line 4)", source="wang20.alg_1 attention_rank")
+    last_shift: int = quantity("K, the last shift of the smooth bound (line 5)", source="wang20.alg_1 last_shift")
+    radius_cap: float = quantity("Lambda, the diameter of W (line 5)", source="wang20.alg_1 radius_cap")
+    noise_multiplier: float = quantity("1/gamma (line 6)", source="wang20.alg_1 noise_multiplier")
+    parameters: dict = field(default_factory=dict, repr=False)
+
+    def privacy_record(self) -> str:
+        return "wang20.thm_1"
+
+    @classmethod
+    def configure(cls, *, loss, domain, n: int, epsilon: float, delta: float, subsets: int,
+                  block_function: Callable | None = None, allow_unproven: bool = False) -> "SampleAggregate":
+        r"""Configure Algorithm 1 for ``n`` records.
+
+        Parameters
+        ----------
+        loss : reference.losses.Loss
+            The loss of the block ERM (a heavy-tailed loss is welcome).
+        domain : reference.domains.Domain
+            A bounded W; its diameter is the radius cap Lambda.
+        n : int
+            Number of records, at least 2.
+        epsilon, delta : float
+            The target budget (``epsilon > 0``, ``0 < delta < 1``).
+        subsets : int
+            m, with ``1 <= m <= n``.
+        block_function : callable, optional
+            ``f(blocks (runs, m, b, k), domain) -> (runs, m, d)`` with values in W; by default the
+            certified ERM solve of each block (``erm_blocks``). Any f with values in W is private.
+        allow_unproven : bool
+            Build the configuration even when its claim is not proven.
+
+        Returns
+        -------
+        SampleAggregate
+        """
+        check_setting(loss=loss, domain=domain, convex=True)
+        n = minimum_records(n, cls.ALGORITHM)
+        m = validate.positive_integer("subsets", subsets)
+        if m > n:
+            raise ParameterError(f"subsets ({m}) must be <= n ({n})")
+        f = erm_blocks(loss) if block_function is None else block_function
+        if not callable(f):
+            raise TypeError(f"block_function ({f!r}) must be callable as f(blocks, domain)")
+        rec = _spec.ALG_1
+        at = dict(epsilon=epsilon, delta=delta, dimension=domain.dim, subsets=m, n=n, diameter=domain.diameter)
+        # [wang20 Alg.1 L1] s = sqrt(m) (floor), gamma = epsilon/(5 sqrt(2 log(2/delta))), beta = epsilon/(4 (d + log(2/delta)))
+        params = {name: rec.evaluate(name, **at) for name in (
+            "multiplicity", "shift", "dilation", "noise_multiplier", "block_size", "attention_rank", "last_shift",
+            "radius_cap")}
+        floor = 2.0 * params["radius_cap"] * math.exp(-params["dilation"] * int(params["last_shift"]))
+        notes = []
+        if floor >= params["radius_cap"]:
+            notes.append(f"the floor 2 Lambda e^(-beta K) = {floor:.3g} of the smooth bound (line 5) is at least the "
+                         f"diameter of W ({params['radius_cap']:.3g}): every release has noise of scale at least "
+                         f"{floor * params['noise_multiplier']:.3g}, larger than W; more records (n), a larger epsilon "
+                         "or fewer subsets (--subsets) raise K and lower it.")
+        return cls(loss=loss, domain=domain, n=n, p=domain.dim, epsilon=float(epsilon), delta=float(delta),
+                   options={"subsets": m, "block_function": block_function}, spec_ids=SPEC_IDS, notes=tuple(notes),
+                   allow_unproven=allow_unproven, block_function=f, subsets=m,
+                   multiplicity=int(params["multiplicity"]), block_size=int(params["block_size"]),
+                   shift=params["shift"], dilation=params["dilation"], attention_rank=int(params["attention_rank"]),
+                   last_shift=int(params["last_shift"]), radius_cap=params["radius_cap"],
+                   noise_multiplier=params["noise_multiplier"], parameters=params)._finish()
+
+    def gradient_evaluations(self, *, runs: int = 1) -> int:
+        """The block solves: at least one pass over every block's rows, ``m floor(n/m)`` per run."""
+        return int(self.subsets) * int(self.block_size) * int(runs)
+
+    def _loop(self, rows, *, runs, noise, transcript, progress) -> dict:
+        src, domain, n, p, f, params = noise, self.domain, self.n, self.p, self.block_function, self.parameters
+        m, s, size = self.subsets, self.multiplicity, self.block_size
+        # [wang20 Alg.1 L2] m subsets of size n/m, uniformly without replacement; redrawn until no record is in more than s
+        index, redraws = _draw_subsets(src, runs, m, n, size, s)
+        # [wang20 Alg.1 L3] s_i = f(D_{S_i}) for every subset
+        z = np.asarray(f(rows[index], domain), dtype=float)
+        if z.shape != (runs, m, p):
+            raise ParameterError(f"block_function returned shape {z.shape}; it must return ({runs}, {m}, {p})")
+        if not np.all(np.isfinite(z)) or not np.all(domain.contains(z)):
+            raise ParameterError("block_function returned outputs outside the domain: the radius cap Lambda = "
+                                 f"diameter ({domain.diameter!r}) would not bound their distances")
+        progress(1, 1)
+        # [wang20 Alg.1 L4] g = s_{i*}, i* = argmin_i r_i(t0), t0 = floor((m + s)/2) + 1
+        t0 = self.attention_rank
+        r = _radii(z)
+        star = np.argmin(r[..., t0 - 1], axis=-1)
+        centre = z[np.arange(runs), star]
+        # [wang20 Alg.1 L5] S = max_k e^{-beta k} 2 r_((k+1)s+1)(t0 + (k+1)s), floor 2 Lambda e^{-beta K}
+        bound = smooth_bound(z, multiplicity=s, dilation=self.dilation, attention_rank=t0,
+                             last_shift=self.last_shift, radius_cap=self.radius_cap)
+        # [wang20 Alg.1 L6] A(D) = g + (S/gamma) u, u ~ N(0, I_d)
+        u = src.normal(LABEL_NOISE, (runs, p))
+        theta = centre + (bound * self.noise_multiplier * _ROUND_UP)[:, None] * u
+        return dict(theta=theta, centre=centre, smooth_bound=bound, redraws=redraws, parameters=params, blocks=z)
+
+
 def sample_aggregate(data, *, loss, domain, epsilon, delta, subsets, runs=1, block_function=None,
                      rng: RngLike = None, noise=None) -> SampleAggregateResult:
-    r"""Algorithm 1: sample-and-aggregate with the centre of attention and its smooth bound.
+    r"""Algorithm 1: :meth:`SampleAggregate.configure` for the data's n, then run (a thin wrapper).
 
     Parameters
     ----------
     data : array_like, shape (n, k)
         Finite rows (no bound).
-    loss : reference.losses.Loss
-        The loss of the block ERM (a heavy-tailed loss is welcome).
-    domain : reference.domains.Domain
-        Bounded W; its diameter is the radius cap Lambda.
-    epsilon, delta : float
-        ``epsilon > 0``, ``0 < delta < 1``.
-    subsets : int
-        ``m``, ``1 <= m <= n``.
-    block_function : callable, optional
-        ``f(blocks (runs, m, b, k), domain) -> (runs, m, d)``, values in W; default
-        :func:`erm_blocks` of ``loss`` (certified solves). :func:`projected_mean_blocks` is the
-        exact ERM of the half squared distance. Any f with values in W is private.
+    loss, domain, epsilon, delta, subsets, block_function
+        As in :meth:`SampleAggregate.configure`.
     runs : int
     rng, noise
         Line 2: ``m`` ``uniform`` entries ``"wang20 Alg.1 L2 subset"`` of shape ``(k, n)`` per
@@ -211,48 +324,13 @@ def sample_aggregate(data, *, loss, domain, epsilon, delta, subsets, runs=1, blo
 
     Privacy
     -------
-    ``wang20.thm_1``, ``wang20.alg_1``: (epsilon, delta)-DP under replace-one (NRS07's Gaussian
-    admissibility with the reconstructed beta-smooth bound).
+    ``wang20.thm_1``, ``wang20.alg_1``.
 
     Utility
     -------
     ``wang20.thm_2`` (with the ERM block function, strongly convex risk).
     """
-    rows, n, p = check_problem(data, loss=loss, domain=domain)
-    runs = arrays.runs(runs)
-    m = validate.positive_integer("subsets", subsets)
-    if m > n:
-        raise ParameterError(f"subsets ({m}) must be <= n ({n})")
-    src = noise_source(rng=rng, noise=noise)
-    f = erm_blocks(loss) if block_function is None else block_function
-    if not callable(f):
-        raise TypeError(f"block_function ({f!r}) must be callable as f(blocks, domain)")
-    rec = _spec.ALG_1
-    at = dict(epsilon=epsilon, delta=delta, dimension=p, subsets=m, n=n, diameter=domain.diameter)
-    # [wang20 Alg.1 L1] s = sqrt(m) (floor), gamma = epsilon/(5 sqrt(2 log(2/delta))), beta = epsilon/(4 (d + log(2/delta)))
-    params = {name: rec.evaluate(name, **at) for name in (
-        "multiplicity", "shift", "dilation", "noise_multiplier", "block_size", "attention_rank", "last_shift",
-        "radius_cap")}
-    s, size = int(params["multiplicity"]), int(params["block_size"])
-    # [wang20 Alg.1 L2] m subsets of size n/m, uniformly without replacement; redrawn until no record is in more than s
-    index, redraws = _draw_subsets(src, runs, m, n, size, s)
-    # [wang20 Alg.1 L3] s_i = f(D_{S_i}) for every subset
-    z = np.asarray(f(rows[index], domain), dtype=float)
-    if z.shape != (runs, m, p):
-        raise ParameterError(f"block_function returned shape {z.shape}; it must return ({runs}, {m}, {p})")
-    if not np.all(np.isfinite(z)) or not np.all(domain.contains(z)):
-        raise ParameterError("block_function returned outputs outside the domain: the radius cap Lambda = "
-                             f"diameter ({domain.diameter!r}) would not bound their distances")
-    # [wang20 Alg.1 L4] g = s_{i*}, i* = argmin_i r_i(t0), t0 = floor((m + s)/2) + 1
-    t0 = int(params["attention_rank"])
-    r = _radii(z)
-    star = np.argmin(r[..., t0 - 1], axis=-1)
-    centre = z[np.arange(runs), star]
-    # [wang20 Alg.1 L5] S = max_k e^{-beta k} 2 r_((k+1)s+1)(t0 + (k+1)s), floor 2 Lambda e^{-beta K}
-    bound = smooth_bound(z, multiplicity=s, dilation=params["dilation"], attention_rank=t0,
-                         last_shift=params["last_shift"], radius_cap=params["radius_cap"])
-    # [wang20 Alg.1 L6] A(D) = g + (S/gamma) u, u ~ N(0, I_d)
-    u = src.normal(LABEL_NOISE, (runs, p))
-    theta = centre + (bound * params["noise_multiplier"] * _ROUND_UP)[:, None] * u
-    return SampleAggregateResult(theta=theta, centre=centre, smooth_bound=bound, redraws=redraws, parameters=params,
-                                 blocks=z, spec_ids=SPEC_IDS, seed=src.seed)
+    _, n, _ = check_problem(data, loss=loss, domain=domain)
+    configured = SampleAggregate.configure(loss=loss, domain=domain, n=n, epsilon=epsilon, delta=delta,
+                                           subsets=subsets, block_function=block_function, allow_unproven=True)
+    return configured.run(data, runs=runs, rng=rng, noise=noise)

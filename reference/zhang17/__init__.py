@@ -21,19 +21,23 @@ Modules
 from __future__ import annotations
 
 from reference.zhang17.output_perturbation import (
+    OutputPerturbationGD,
     OutputPerturbationGDResult,
     gd_constants,
     gradient_descent,
     output_perturbation_gd,
 )
-from reference.zhang17.random_round_sgd import RRPSGDResult, rrpsgd, rrpsgd_constants
+from reference.zhang17.random_round_sgd import RandomRoundSGD, RRPSGDResult, rrpsgd, rrpsgd_constants
 
 __all__ = [
     "ALGORITHMS",
+    "BOXES",
+    "OutputPerturbationGD",
     "OutputPerturbationGDResult",
     "output_perturbation_gd",
     "gd_constants",
     "gradient_descent",
+    "RandomRoundSGD",
     "RRPSGDResult",
     "rrpsgd",
     "rrpsgd_constants",
@@ -43,4 +47,10 @@ __all__ = [
 ALGORITHMS = {
     "zhang17.alg_1": output_perturbation_gd,
     "zhang17.alg_2": rrpsgd,
+}
+
+#: The configured class of each algorithm box (reference.configured).
+BOXES = {
+    "zhang17.alg_1": OutputPerturbationGD,
+    "zhang17.alg_2": RandomRoundSGD,
 }

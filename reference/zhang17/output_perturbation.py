@@ -32,23 +32,27 @@ for line 7).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any, ClassVar
 
 import numpy as np
 
 from reference import arrays
 from reference.arrays import ArrayLike
+from reference.configured import Certificate, Configured, minimum_records, quantity
 from reference.domains import L2Ball, Rp
-from reference.losses import Loss, minimiser_norm_bound
-from reference.problem import check_problem
+from reference.losses import Loss, Regularised, Regulariser, minimiser_norm_bound
+from reference.problem import check_problem, check_setting
 from reference.results import AlgorithmResult
 from reference.rng import RngLike
 from reference.samplers import RadialLaplace
-from reference.tape import NoiseLike, noise_source
+from reference.tape import NoiseLike
 from spec import validate
+from spec.gaussian import exact_delta
 from spec import zhang17 as _spec
 from spec.errors import AssumptionError, ParameterError
 
 __all__ = [
+    "OutputPerturbationGD",
     "OutputPerturbationGDResult",
     "output_perturbation_gd",
     "gd_constants",
@@ -215,7 +219,7 @@ def gd_constants(*, loss: Loss, n: int, dimension: int, epsilon: float, delta: f
 
 
 def gradient_descent(rows: np.ndarray, *, loss: Loss, learning_rate: float, steps: int,
-                     keep: bool = False) -> tuple[np.ndarray, np.ndarray | None]:
+                     keep: bool = False, progress=None) -> tuple[np.ndarray, np.ndarray | None]:
     """Lines 1-3: ``T`` full-batch steps ``w_{t+1} = w_t - (eta/n) sum_i grad f(w_t, xi_i)`` from 0.
 
     ``rows`` is a :meth:`~reference.losses.Loss.validate_data` snapshot (no check here). Returns
@@ -225,14 +229,200 @@ def gradient_descent(rows: np.ndarray, *, loss: Loss, learning_rate: float, step
     x_rows, y_rows = loss.split(rows)
     w = np.zeros(loss.dim_of_row(rows.shape[1]))
     kept = [w.copy()] if keep else None
-    for _ in range(int(steps)):  # [zhang17 Alg.1 L1] for t = 0 to T - 1
+    for t in range(int(steps)):  # [zhang17 Alg.1 L1] for t = 0 to T - 1
         # [zhang17 Alg.1 L2] w_{t+1} = w_t - (eta/n) sum_i grad f(w_t, xi_i)
         grads = loss.gradient_unchecked(w[None, :], x_rows, y_rows)
         w = w - (learning_rate / n) * grads.sum(axis=0)
         if keep:
             kept.append(w.copy())
+        if progress is not None:
+            progress(t + 1, int(steps))
     # [zhang17 Alg.1 L3] end for
     return w, (np.stack(kept) if keep else None)
+
+
+@dataclass(frozen=True, kw_only=True, eq=False)
+class OutputPerturbationGD(Configured):
+    r"""Algorithm 1, configured: eta, T, Delta and the noise (rate or sigma), before any data.
+
+    Privacy
+    -------
+    ``zhang17.thm_1``: epsilon-DP (delta = 0) or (epsilon, delta)-DP under replace-one, given
+    Delta from ``zhang17.lemma_2`` / ``zhang17.lemma_3`` under the theorems' conditions. The
+    printed Gaussian fails beyond ``spec.zhang17.gaussian_failure_epsilon(delta)`` (record's
+    ERRATUM): :attr:`certificate` checks it under the exact profile; ``calibration="analytic"``
+    holds everywhere.
+
+    Utility
+    -------
+    ``zhang17.thm_2`` (strongly convex) and ``zhang17.thm_3`` (convex).
+    """
+
+    ALGORITHM: ClassVar[str] = "zhang17.alg_1"
+    RESULT: ClassVar[type] = OutputPerturbationGDResult
+    USES: ClassVar[tuple[str, ...]] = ("lipschitz", "smoothness", "strong_convexity")
+    CONVEX: ClassVar[bool] = True
+
+    region: Any = field(repr=False)
+    setting: str = quantity("Theorem 2 (strongly convex) or Theorem 3 (convex)", source="the loss's strong convexity")
+    minimiser_norm: float = quantity("public bound D on the norm of every minimiser",
+                                     source="reference.losses.minimiser_norm_bound or given")
+    learning_rate: float = quantity("eta (line 2)", source="zhang17.thm_2 / thm_3 learning_rate")
+    steps: int = quantity("T gradient steps (line 1)", source="zhang17.thm_2 / thm_3 steps_pure / steps_approx")
+    sensitivity: float = quantity("Delta, the l2 sensitivity of w_T", source="zhang17.lemma_3 / lemma_2")
+    sensitivity_formula: str
+    noise_law: str = quantity("radial (delta = 0, line 5) or gaussian (line 7)", source="zhang17.alg_1")
+    rate: float | None = quantity("rate epsilon/Delta of exp(-rate ||z||) (line 5)", source="zhang17.alg_1 noise_rate")
+    sigma: float | None = quantity("per-coordinate noise standard deviation (line 7)",
+                                   source="zhang17.thm_1 sigma / gaussian.analytic")
+    calibration: str | None = None
+
+    def privacy_record(self) -> str:
+        return "zhang17.thm_1"
+
+    @classmethod
+    def configure(cls, *, loss: Loss, n: int, dimension: int, epsilon: float, delta: float = 0.0,
+                  regulariser: Regulariser | None = None, minimiser_norm: float | None = None,
+                  setting: str | None = None, steps: int | None = None, sensitivity_formula: str = "sensitivity",
+                  calibration: str = "printed", allow_unproven: bool = False) -> "OutputPerturbationGD":
+        r"""Configure Algorithm 1 for ``n`` records of dimension ``dimension``.
+
+        Parameters
+        ----------
+        loss : reference.losses.Loss
+            Convex and smooth. ``strong_convexity > 0`` selects Theorem 2 (unless ``setting`` says
+            otherwise); its ``domain_radius`` must then be at least ``2 D``. Theorem 3 needs a loss
+            whose constants hold on all of R^d (no ``domain_radius``).
+        n : int
+            Number of records, at least 2.
+        dimension : int
+            The dimension d of w.
+        epsilon : float
+            The budget, which must be > 0.
+        delta : float
+            Either 0 (radial noise, line 5: epsilon-DP) or in (0, 1) (Gaussian noise, line 7).
+        regulariser : reference.losses.Regulariser, optional
+            Added to every example (``Regularised(loss, regulariser)``); an ``L2Regulariser`` makes
+            the loss strongly convex, bounds its minimisers, and its constants are taken on the
+            ball of radius 2D where Theorem 2's iterates stay.
+        minimiser_norm : float, optional
+            A public bound D on the norm of every minimiser, for every data set (Theorem 2 also uses it
+            for the ball where the iterates stay); by default ``reference.losses.minimiser_norm_bound``.
+        setting : {"strongly_convex", "convex"}, optional
+            Theorem 2 or Theorem 3; by default Theorem 2 when the loss declares ``strong_convexity > 0``.
+        steps : int, optional
+            T; by default the theorem's ``steps_pure`` / ``steps_approx``. Theorem 3's Delta grows with
+            T and is evaluated at the T run; Theorem 2's does not depend on T.
+        sensitivity_formula : {"sensitivity", "sensitivity_tight"}
+            Delta as Lemma 3 / Lemma 2 state it, or their tight versions.
+        calibration : {"printed", "analytic"}
+            The Gaussian law's sigma: line 7 as printed, or the exact analytic sigma (``gaussian.analytic``).
+        allow_unproven : bool
+            Build the configuration even when its claim is not proven (marked ``unproven-claim``).
+
+        Returns
+        -------
+        OutputPerturbationGD
+        """
+        n = minimum_records(n, cls.ALGORITHM)
+        p = validate.positive_integer("dimension", dimension)
+        loss = _with_regulariser(loss, regulariser, minimiser_norm)
+        consts = gd_constants(loss=loss, n=n, dimension=p, epsilon=epsilon, delta=delta,
+                              minimiser_norm=minimiser_norm, setting=setting, steps=steps,
+                              sensitivity_formula=sensitivity_formula)
+        # Theorem 2's region (where both runs stay) or R^d (Theorem 3); the loss's constants must hold there
+        region = (L2Ball(radius=2 * consts["minimiser_norm"], dim=p) if consts["setting"] == "strongly_convex"
+                  and loss.domain_radius is not None else Rp(dim=p))
+        check_setting(loss=loss, domain=region, convex=True)
+        eps = validate.epsilon(epsilon)
+        dl = validate.delta(delta, allow_zero=True)
+        cal = validate.choice("calibration", calibration, CALIBRATIONS)
+        sens = consts["sensitivity"]
+        rate = sigma = None
+        flags = []
+        if dl == 0:
+            rate = _spec.ALG_1.evaluate("noise_rate", epsilon=eps, sensitivity=sens)
+            law, cal_used = "radial", None
+            flags.append("radial-noise")
+        else:
+            sigma = _spec.gaussian_sigma(epsilon=eps, delta=dl, sensitivity=sens, calibration=cal)
+            law, cal_used = "gaussian", cal
+            flags += ["gaussian-noise", f"{cal}-calibration"]
+        if consts["sensitivity_formula"] == "sensitivity_tight":
+            flags.append("tight-sensitivity")
+        notes = []
+        if consts["steps"] == 1 and steps is None:
+            notes.append(f"T = 1: zhang17.{'thm_2' if consts['setting'] == 'strongly_convex' else 'thm_3'}'s default "
+                         "T is one gradient step from w_0 = 0 at these values, so the output is w_1 plus noise (close "
+                         "to chance on most data); --steps sets T (Theorem 2's Delta does not depend on T, Theorem "
+                         "3's is evaluated at the T you give).")
+        return cls(loss=loss, regulariser=regulariser, n=n, p=p, epsilon=eps, delta=dl,
+                   options={"minimiser_norm": minimiser_norm, "setting": setting, "steps": steps,
+                            "sensitivity_formula": sensitivity_formula, "calibration": calibration},
+                   spec_ids=SPEC_IDS, flags=tuple(flags), notes=tuple(notes), allow_unproven=allow_unproven,
+                   region=region, setting=consts["setting"], minimiser_norm=consts["minimiser_norm"],
+                   learning_rate=consts["learning_rate"], steps=consts["steps"], sensitivity=sens,
+                   sensitivity_formula=consts["sensitivity_formula"], noise_law=law, rate=rate, sigma=sigma,
+                   calibration=cal_used)._finish()
+
+    def _certify(self) -> Certificate:
+        if self.noise_law == "radial":
+            return Certificate(self.claim(), True, "zhang17.thm_1 (radial noise, line 5): epsilon-DP for every "
+                                                   "epsilon > 0 given Delta (zhang17.lemma_2 / lemma_3)")
+        if self.calibration == "analytic":
+            return Certificate(self.claim(), True, "gaussian.analytic: the smallest sigma the exact Gaussian "
+                                                   "profile accepts at Delta")
+        achieved = exact_delta(self.epsilon, sigma=self.sigma, sensitivity=self.sensitivity)
+        basis = (f"exact Gaussian profile of the printed sigma: delta {achieved:.3g} at epsilon {self.epsilon!r} "
+                 f"(zhang17.thm_1 ERRATUM; fails beyond epsilon {_spec.gaussian_failure_epsilon(self.delta):.4g})")
+        return Certificate(self.claim(), bool(achieved <= self.delta), basis, alternative="analytic")
+
+    def gradient_evaluations(self, *, runs: int = 1) -> int:
+        """``n T`` per-example gradients (``zhang17.alg_1`` formula ``gradient_evaluations``), shared by all runs."""
+        return int(_spec.ALG_1.evaluate("gradient_evaluations", n=self.n, steps=self.steps, check=False))
+
+    def check_data(self, data):
+        rows, n, _ = check_problem(data, loss=self.loss, domain=self.region, convex=True)
+        self._check_n(n)
+        return rows
+
+    def _loop(self, rows, *, runs, noise, transcript, progress) -> dict:
+        src, p = noise, self.p
+        w_t, kept = gradient_descent(rows, loss=self.loss, learning_rate=self.learning_rate, steps=self.steps,
+                                     keep=transcript is not None, progress=progress)
+        # [zhang17 Alg.1 L4] if delta = 0 then
+        if self.noise_law == "radial":
+            # [zhang17 Alg.1 L5] z with density proportional to exp(-epsilon ||z|| / Delta): Gamma(d) radius
+            # (scale Delta/epsilon) times a uniform direction
+            z = RadialLaplace(rate=self.rate, dim=p).rvs((runs,), noise=src, label=LABEL_RADIAL)
+        # [zhang17 Alg.1 L6] else
+        else:
+            # [zhang17 Alg.1 L7] z ~ exp(-eps^2 ||z||^2 / (4 ln(2/delta) Delta^2)) = N(0, sigma^2 I_d)
+            z = self.sigma * src.normal(LABEL_GAUSSIAN, (runs, p))
+        # [zhang17 Alg.1 L8] end if
+        # [zhang17 Alg.1 L9] output w_priv = w_T + z
+        theta = w_t[None, :] + z
+        return dict(theta=theta, w_T=w_t, noise=z, setting=self.setting, steps=self.steps,
+                    learning_rate=self.learning_rate, sensitivity=self.sensitivity,
+                    sensitivity_formula=self.sensitivity_formula, minimiser_norm=self.minimiser_norm,
+                    noise_law=self.noise_law, rate=self.rate, sigma=self.sigma, calibration=self.calibration,
+                    gradient_evaluations=self.gradient_evaluations(runs=runs), iterates=kept)
+
+
+def _with_regulariser(loss: Loss, regulariser: Regulariser | None, minimiser_norm: float | None) -> Loss:
+    """``Regularised(loss, regulariser)`` with its constants on the ball of radius ``2 D`` (Theorem 2's
+    region), D from the regularised loss (``minimiser_norm_bound``) or the caller's bound."""
+    if regulariser is None:
+        return loss
+    if not isinstance(regulariser, Regulariser):
+        raise TypeError(f"regulariser ({type(regulariser).__name__}) must be a reference.losses.Regulariser or None")
+    if minimiser_norm is None:
+        # D does not depend on the radius the regulariser's constants are taken on: bound it first
+        probe = Regularised(loss, regulariser, domain_radius=loss.domain_radius or 1.0)
+        minimiser_norm = minimiser_norm_bound(probe)
+    radius = loss.domain_radius if loss.domain_radius is not None else 2 * validate.positive("minimiser_norm",
+                                                                                             minimiser_norm)
+    return Regularised(loss, regulariser, domain_radius=radius)
 
 
 def output_perturbation_gd(data: ArrayLike, *, loss: Loss, epsilon: float, delta: float = 0.0,
@@ -240,35 +430,14 @@ def output_perturbation_gd(data: ArrayLike, *, loss: Loss, epsilon: float, delta
                            sensitivity_formula: str = "sensitivity", calibration: str = "printed", runs: int = 1,
                            rng: RngLike = None, noise: NoiseLike = None,
                            iterates: bool = False) -> OutputPerturbationGDResult:
-    r"""Algorithm 1: T steps of full-batch gradient descent from ``w_0 = 0``, then one noise draw.
+    r"""Algorithm 1: :meth:`OutputPerturbationGD.configure` for the data's n, then run (a thin wrapper).
 
     Parameters
     ----------
     data : array_like, shape (n, k)
         Rows within the loss's declared bounds (checked once; :class:`DataBoundError`).
-    loss : reference.losses.Loss
-        Convex and smooth. ``strong_convexity > 0`` selects Theorem 2 (unless ``setting`` says
-        otherwise); its ``domain_radius`` must then be at least ``2 D``. Theorem 3 needs a loss
-        whose constants hold on all of R^d (no ``domain_radius``).
-    epsilon : float
-        Budget, > 0.
-    delta : float
-        ``0`` (radial noise, line 5: epsilon-DP) or in ``(0, 1)`` (Gaussian noise, line 7).
-    minimiser_norm : float, optional
-        Public D with ``||w_hat(S)|| <= D`` for *every* data set (Theorem 2 also uses it for the
-        ball where the iterates stay). Default :func:`reference.losses.minimiser_norm_bound`.
-    setting : {"strongly_convex", "convex"}, optional
-        Default: ``"strongly_convex"`` when the loss declares ``strong_convexity > 0``.
-    steps : int, optional
-        T; default the theorem's ``steps_pure`` / ``steps_approx``. Theorem 3's Delta grows with
-        it; Theorem 2's does not.
-    sensitivity_formula : {"sensitivity", "sensitivity_tight"}
-        Lemma 3 (``5 L (mu + beta)/(n mu beta)``) / Lemma 2 (``3 eta L T/n``, reconstructed) as the
-        paper states them, or their tight versions (``2 ...``).
-    calibration : {"printed", "analytic"}
-        Gaussian law only: line 7's ``sqrt(2 ln(2/delta)) Delta/epsilon`` (a
-        :class:`~spec.errors.PrivacyLeakWarning` where it is not (epsilon, delta)-DP), or the exact
-        analytic sigma (``gaussian.analytic``).
+    loss, epsilon, delta, minimiser_norm, setting, steps, sensitivity_formula, calibration
+        As in :meth:`OutputPerturbationGD.configure`.
     runs : int
         Independent noise draws (the data and ``w_T`` are shared).
     rng, noise
@@ -285,10 +454,8 @@ def output_perturbation_gd(data: ArrayLike, *, loss: Loss, epsilon: float, delta
 
     Privacy
     -------
-    ``zhang17.thm_1``: epsilon-DP (delta = 0) or (epsilon, delta)-DP under replace-one, given
-    Delta from ``zhang17.lemma_2`` / ``zhang17.lemma_3`` under the theorems' conditions. The
-    printed Gaussian fails beyond ``spec.zhang17.gaussian_failure_epsilon(delta)`` (record's
-    ERRATUM): use ``calibration="analytic"`` there.
+    ``zhang17.thm_1`` (see :class:`OutputPerturbationGD`; this wrapper does not refuse the printed
+    Gaussian beyond its validity: it warns, PrivacyLeakWarning).
 
     Utility
     -------
@@ -298,47 +465,8 @@ def output_perturbation_gd(data: ArrayLike, *, loss: Loss, epsilon: float, delta
     arr = arrays.real_array("data", data)
     if arr.ndim != 2:
         raise ParameterError(f"data (shape {arr.shape}) must have shape (n, k)")
-    p = loss.dim_of_row(arr.shape[1])
-    runs = arrays.runs(runs)
-    consts = gd_constants(loss=loss, n=max(arr.shape[0], 1), dimension=p, epsilon=epsilon, delta=delta,
-                          minimiser_norm=minimiser_norm, setting=setting, steps=steps,
-                          sensitivity_formula=sensitivity_formula)
-    # Theorem 2's region (where both runs stay) or R^d (Theorem 3); the loss's constants must hold there
-    region = (L2Ball(radius=2 * consts["minimiser_norm"], dim=p) if consts["setting"] == "strongly_convex"
-              and loss.domain_radius is not None else Rp(dim=p))
-    rows, n, _ = check_problem(arr, loss=loss, domain=region, convex=True)
-    if n < 2:
-        raise ParameterError(f"n ({n}) must be >= 2 (zhang17 Algorithm 1: neighbours differ in one of n records)")
-    eps = validate.epsilon(epsilon)
-    dl = validate.delta(delta, allow_zero=True)
-    cal = validate.choice("calibration", calibration, CALIBRATIONS)
-    src = noise_source(rng=rng, noise=noise)
-    sens = consts["sensitivity"]
-
-    w_t, kept = gradient_descent(rows, loss=loss, learning_rate=consts["learning_rate"], steps=consts["steps"],
-                                 keep=bool(iterates))
-
-    rate = sigma = None
-    # [zhang17 Alg.1 L4] if delta = 0 then
-    if dl == 0:
-        # [zhang17 Alg.1 L5] z with density proportional to exp(-epsilon ||z|| / Delta): Gamma(d) radius
-        # (scale Delta/epsilon) times a uniform direction
-        rate = _spec.ALG_1.evaluate("noise_rate", epsilon=eps, sensitivity=sens)
-        z = RadialLaplace(rate=rate, dim=p).rvs((runs,), noise=src, label=LABEL_RADIAL)
-        law, cal_used = "radial", None
-    # [zhang17 Alg.1 L6] else
-    else:
-        # [zhang17 Alg.1 L7] z ~ exp(-eps^2 ||z||^2 / (4 ln(2/delta) Delta^2)) = N(0, sigma^2 I_d)
-        sigma = _spec.gaussian_sigma(epsilon=eps, delta=dl, sensitivity=sens, calibration=cal)
-        z = sigma * src.normal(LABEL_GAUSSIAN, (runs, p))
-        law, cal_used = "gaussian", cal
-    # [zhang17 Alg.1 L8] end if
-    # [zhang17 Alg.1 L9] output w_priv = w_T + z
-    theta = w_t[None, :] + z
-    evaluations = _spec.ALG_1.evaluate("gradient_evaluations", n=n, steps=consts["steps"], check=False)
-    return OutputPerturbationGDResult(
-        theta=theta, w_T=w_t, noise=z, setting=consts["setting"], steps=consts["steps"],
-        learning_rate=consts["learning_rate"], sensitivity=sens, sensitivity_formula=consts["sensitivity_formula"],
-        minimiser_norm=consts["minimiser_norm"], noise_law=law, rate=rate, sigma=sigma, calibration=cal_used,
-        gradient_evaluations=int(evaluations), iterates=kept, spec_ids=SPEC_IDS, seed=src.seed,
-    )
+    configured = OutputPerturbationGD.configure(
+        loss=loss, n=arr.shape[0], dimension=loss.dim_of_row(arr.shape[1]), epsilon=epsilon, delta=delta,
+        minimiser_norm=minimiser_norm, setting=setting, steps=steps, sensitivity_formula=sensitivity_formula,
+        calibration=calibration, allow_unproven=True)
+    return configured.run(arr, runs=runs, rng=rng, noise=noise, transcript=bool(iterates))

@@ -36,7 +36,7 @@ Modules
     Section III-A: Algorithm 2, Theorems III.1 and III.2.
 :mod:`spec.bst14.grid_walk`
     Section III-C: Theorem III.4, the polynomial-time sampler's constants.
-:mod:`spec.bst14.localization`
+:mod:`spec.bst14.localization_algorithms`
     Section IV: Algorithms 3 and 4, Theorems IV.1, IV.3, Lemma IV.2.
 :mod:`spec.bst14.lower_bounds`
     Section V: Lemma V.1, Theorems V.2-V.5.
@@ -57,15 +57,15 @@ __all__ = [
     "TableCell", "CalibrationRow", "noise_gd_sigma", "certified_epsilon", "sigma_analytic_chain",
     "sigma_accountant", "union_bound_overshoot", "composition_overshoot", "calibration_table",
     "fallback_log_ratio_bound", "localization_parameters", "table_cells", "table_cell", "symbols", "noisy_sgd",
-    "noisy_sgd_privacy", "exponential_sampling", "grid_walk", "localization", "lower_bounds", "table_i",
+    "noisy_sgd_privacy", "exponential_sampling", "grid_walk", "localization_algorithms", "lower_bounds", "table_i",
 ]
 
 #: Where each exported name lives (imported on first use: spec.lazy).
 _EXPORTS = {
     "ALG_2": "exponential_sampling", "THM_III_1": "exponential_sampling", "THM_III_2": "exponential_sampling",
-    "THM_III_4": "grid_walk", "fallback_log_ratio_bound": "grid_walk", "ALG_3": "localization",
-    "ALG_4": "localization", "LEMMA_IV_2": "localization", "THM_IV_1": "localization",
-    "THM_IV_3": "localization", "localization_parameters": "localization", "LEMMA_V_1": "lower_bounds",
+    "THM_III_4": "grid_walk", "fallback_log_ratio_bound": "grid_walk", "ALG_3": "localization_algorithms",
+    "ALG_4": "localization_algorithms", "LEMMA_IV_2": "localization_algorithms", "THM_IV_1": "localization_algorithms",
+    "THM_IV_3": "localization_algorithms", "localization_parameters": "localization_algorithms", "LEMMA_V_1": "lower_bounds",
     "THM_V_2": "lower_bounds", "THM_V_3": "lower_bounds", "THM_V_4": "lower_bounds", "THM_V_5": "lower_bounds",
     "ALG_1": "noisy_sgd", "LEMMA_II_2": "noisy_sgd", "LEMMA_II_3": "noisy_sgd", "LEMMA_II_5": "noisy_sgd",
     "LEMMA_II_6": "noisy_sgd", "THM_II_4": "noisy_sgd", "ACCOUNTANT_ORDERS": "noisy_sgd_privacy",

@@ -15,7 +15,7 @@ Modules
 :mod:`spec.wang19.definitions`     Definitions 2-7, the gradient mapping (2), the Frank-Wolfe gap, Lemmas 1, 3.
 :mod:`spec.wang19.gaussian_width`  Definition 8 (widths of the l2 ball, l1 ball, simplex, box) and Lemma 4.
 :mod:`spec.wang19.noise`           Equation (3), Theorem 1 (privacy, calibration options) and Lemma 2.
-:mod:`spec.wang19.dp_pgd`          Algorithm 1 (DP-PGD, step 3's typos) and Theorem 2.
+:mod:`spec.wang19.proximal_gradient`          Algorithm 1 (DP-PGD, step 3's typos) and Theorem 2.
 :mod:`spec.wang19.population`      Theorem 3 (population gradient, asymptotic form only).
 :mod:`spec.wang19.frank_wolfe`     Algorithm 2 (DP-FW-L2), Theorem 4, the Frank-Wolfe step-size derivation.
 :mod:`spec.wang19.mirror_descent`  Definition 9, Algorithm 3 (DP-PMD) and Theorem 5.
@@ -51,8 +51,8 @@ __all__ = [
 _EXPORTS = {
     "DEF_2": "definitions", "DEF_3": "definitions", "DEF_4": "definitions", "DEF_5": "definitions",
     "DEF_6": "definitions", "DEF_7": "definitions", "FRANK_WOLFE_GAP": "definitions",
-    "GRADIENT_MAPPING": "definitions", "LEMMA_1": "definitions", "LEMMA_3": "definitions", "ALG_1": "dp_pgd",
-    "THM_2": "dp_pgd", "ALG_2": "frank_wolfe", "THM_4": "frank_wolfe", "ALG_4": "frank_wolfe_l1",
+    "GRADIENT_MAPPING": "definitions", "LEMMA_1": "definitions", "LEMMA_3": "definitions", "ALG_1": "proximal_gradient",
+    "THM_2": "proximal_gradient", "ALG_2": "frank_wolfe", "THM_4": "frank_wolfe", "ALG_4": "frank_wolfe_l1",
     "THM_6": "frank_wolfe_l1", "DEF_8": "gaussian_width", "LEMMA_4": "gaussian_width",
     "ALG_3": "mirror_descent", "DEF_9": "mirror_descent", "THM_5": "mirror_descent", "EQ_3": "noise",
     "LEMMA_2": "noise", "THM_1": "noise", "certified_epsilon": "noise", "sigma": "noise",
@@ -63,7 +63,7 @@ _EXPORTS = {
 def _records(p) -> tuple:
     """The records this package registers (computed on first use)."""
     return (
-        p.definitions.RECORDS + p.gaussian_width.RECORDS + p.noise.RECORDS + p.dp_pgd.RECORDS +
+        p.definitions.RECORDS + p.gaussian_width.RECORDS + p.noise.RECORDS + p.proximal_gradient.RECORDS +
         p.population.RECORDS + p.frank_wolfe.RECORDS + p.mirror_descent.RECORDS + p.frank_wolfe_l1.RECORDS
     )
 

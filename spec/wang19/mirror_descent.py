@@ -26,7 +26,7 @@ Derivation of the explicit bound (Theorem 5)
 With ``P_k = (x_k - x_{k+1})/gamma`` (the paper's ``g_{C,k}``), ``w`` of modulus ``alpha`` w.r.t. ``||.||_C``, and
 ``F`` ``L_C``-smooth w.r.t. ``||.||_C`` with ``L_C = L r^2`` (``wang19.def_3``), Ghadimi, Lan and Zhang's Lemma 1
 and Proposition 1 in the general norm give ``<g, P> >= alpha ||P||_C^2 + (r(x^+) - r(x))/gamma`` and
-``||P(x, g1) - P(x, g2)||_C <= ||g1 - g2||_{C*}/alpha``. As for DP-PGD (``spec.wang19.dp_pgd``),
+``||P(x, g1) - P(x, g2)||_C <= ||g1 - g2||_{C*}/alpha``. As for DP-PGD (``spec.wang19.proximal_gradient``),
 
     (alpha gamma - L_C gamma^2/2) sum_k E||P_k||_C^2 <= h_0 + T gamma E||eps||_{C*}^2 / alpha,
 

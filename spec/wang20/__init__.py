@@ -14,9 +14,9 @@ subsets ``m`` is ``subsets``, Bun-Steinke's ``t, s`` (NRS07's ``beta, alpha``) a
 
 Modules
 -------
-:mod:`spec.wang20.sample_aggregate`
+:mod:`spec.wang20.sample_and_aggregate`
     Theorem 1 (NRS07), Algorithm 1, Lemma 1, Theorem 2.
-:mod:`spec.wang20.trimmed_mean`
+:mod:`spec.wang20.bun_steinke`
     Theorem 3 (Bun-Steinke), Algorithm 2 and its (corrected) smooth sensitivity bound.
 :mod:`spec.wang20.catoni_giulini`
     The soft truncation phi and its smoothing C(a, b) (eq. 6, 9), Lemma 3, Theorem 6.
@@ -29,7 +29,7 @@ from __future__ import annotations
 from spec.lazy import package
 
 __all__ = [
-    "RECORDS", "catoni_giulini", "gradient_descent", "sample_aggregate", "trimmed_mean",
+    "RECORDS", "catoni_giulini", "gradient_descent", "sample_and_aggregate", "bun_steinke",
 ]
 
 #: Where each exported name lives (imported on first use: spec.lazy).
@@ -39,7 +39,7 @@ _EXPORTS: dict = {}  # the section modules are the exports
 def _records(p) -> tuple:
     """The records this package registers, in the paper's order (computed on first use)."""
     return (
-        p.sample_aggregate.RECORDS + p.trimmed_mean.RECORDS + p.gradient_descent.RECORDS[:4] +
+        p.sample_and_aggregate.RECORDS + p.bun_steinke.RECORDS + p.gradient_descent.RECORDS[:4] +
         p.catoni_giulini.RECORDS + p.gradient_descent.RECORDS[4:]
     )
 

@@ -44,8 +44,8 @@ from spec.record import (
     UtilityClaim,
 )
 from spec.registry import register
+from spec.wang20 import bun_steinke as _tm
 from spec.wang20 import catoni_giulini as _cg
-from spec.wang20 import trimmed_mean as _tm
 from spec.wang20.symbols import (
     A_LOG,
     A_LOG_PRIME,

@@ -22,7 +22,7 @@ Modules and records
 :mod:`spec.zhang17.convex_utility`
     ``zhang17.thm_2``, ``zhang17.thm_3``, ``zhang17.excess_risk_strongly_convex``,
     ``zhang17.excess_risk_convex``.
-:mod:`spec.zhang17.rrpsgd`
+:mod:`spec.zhang17.random_round_sgd`
     ``zhang17.alg_2``, ``zhang17.thm_4`` (with :func:`certified_epsilon`,
     :func:`certified_epsilon_grid`), ``zhang17.thm_5``, ``zhang17.lemma_4``, ``zhang17.thm_6``.
 :mod:`spec.zhang17.table`
@@ -56,9 +56,9 @@ _EXPORTS = {
     "THM_1": "output_perturbation", "gaussian_failure_epsilon": "output_perturbation",
     "gaussian_sigma": "output_perturbation", "output_noise_profile": "output_perturbation",
     "ASSUMPTION_1": "preliminaries", "DEF_1": "preliminaries", "DEF_2": "preliminaries",
-    "LEMMA_1": "preliminaries", "ALG_2": "rrpsgd", "LEMMA_4": "rrpsgd", "THM_4": "rrpsgd", "THM_5": "rrpsgd",
-    "THM_6": "rrpsgd", "CertificateRow": "rrpsgd", "certified_epsilon": "rrpsgd",
-    "certified_epsilon_grid": "rrpsgd", "LEMMA_2": "stability", "LEMMA_3": "stability", "TABLE_1": "table",
+    "LEMMA_1": "preliminaries", "ALG_2": "random_round_sgd", "LEMMA_4": "random_round_sgd", "THM_4": "random_round_sgd", "THM_5": "random_round_sgd",
+    "THM_6": "random_round_sgd", "CertificateRow": "random_round_sgd", "certified_epsilon": "random_round_sgd",
+    "certified_epsilon_grid": "random_round_sgd", "LEMMA_2": "stability", "LEMMA_3": "stability", "TABLE_1": "table",
 }
 
 
@@ -66,7 +66,7 @@ def _records(p) -> tuple:
     """The records this package registers (computed on first use)."""
     return (
         p.preliminaries.RECORDS + p.stability.RECORDS + p.output_perturbation.RECORDS +
-        p.convex_utility.RECORDS + p.rrpsgd.RECORDS + p.table.RECORDS
+        p.convex_utility.RECORDS + p.random_round_sgd.RECORDS + p.table.RECORDS
     )
 
 

@@ -59,7 +59,7 @@ from reference.wang20 import bun_steinke
 from reference.samplers import ArsinhNormal
 from spec import zcdp
 from spec.wang20 import gradient_descent as spec_gd
-from spec.wang20 import trimmed_mean as spec_tm
+from spec.wang20 import bun_steinke as spec_tm
 
 #: Power of the planted tests' run counts.
 PLANTED_POWER = 0.9999

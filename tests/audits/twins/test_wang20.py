@@ -19,7 +19,7 @@ from reference.wang20 import bun_steinke
 from reference.wang20 import gradient_descent as gd
 from spec import gaussian
 from spec.wang20 import gradient_descent as spec_gd
-from spec.wang20 import trimmed_mean as spec_tm
+from spec.wang20 import bun_steinke as spec_tm
 
 U = 2.0**-53
 

@@ -9,7 +9,7 @@ import pytest
 
 from reference.losses import Huber, L1Regulariser, L2Regulariser, LeastSquares
 from reference.tape import NoiseTape, Recorder, Replay, TapeEntry
-from reference.wang17 import svrg
+from reference.wang17 import svrg, svrg_plus
 from spec.errors import AssumptionError, DataBoundError, ParameterError
 from spec.wang17 import svrg as spec_svrg
 from spec.wang17 import svrg_plus as spec_plus
@@ -134,12 +134,12 @@ def test_lines_7_8_10_on_the_transcript(plus):
     data = _data()
     reg = L1Regulariser(strength=0.05)
     rec = Recorder(4)
-    fn = svrg.dp_svrg_plus if plus else svrg.dp_svrg
+    fn = svrg_plus.dp_svrg_plus if plus else svrg.dp_svrg
     res = fn(data, loss=LOSS, regulariser=reg, epsilon=1.0, delta=1e-5, epochs=2, epoch_length=4,
              learning_rate=0.05, runs=3, noise=rec, transcript=True)
     _check_transcript(res, data, reg, plus)
     # line 7: v = grad f(x_{t-1}, z_i) - grad f(x~, z_i) + grad F(x~) + sigma * (recorded standard normal)
-    labels = (svrg.LABEL_INDEX_2, svrg.LABEL_NOISE_2) if plus else (svrg.LABEL_INDEX_1, svrg.LABEL_NOISE_1)
+    labels = (svrg_plus.LABEL_INDEX_2, svrg_plus.LABEL_NOISE_2) if plus else (svrg.LABEL_INDEX_1, svrg.LABEL_NOISE_1)
     idx = [e.values for e in rec.tape.entries if e.label == labels[0]]
     z = [e.values for e in rec.tape.entries if e.label == labels[1]]
     assert len(idx) == len(z) == res.noisy_steps
@@ -166,7 +166,7 @@ def test_lines_7_8_10_on_the_transcript(plus):
 @pytest.mark.parametrize("plus", [False, True])
 def test_tape_replay_and_run_independence(plus):
     data = _data()
-    fn = svrg.dp_svrg_plus if plus else svrg.dp_svrg
+    fn = svrg_plus.dp_svrg_plus if plus else svrg.dp_svrg
     kw = dict(loss=LOSS, epsilon=1.0, delta=1e-5, epochs=2, epoch_length=3, learning_rate=0.05)
     rec = Recorder(11)
     a = fn(data, runs=3, noise=rec, **kw)
@@ -198,28 +198,3 @@ def test_without_noise_dp_svrg_converges_linearly():
     # inequality (4)'s contraction below 1/2 per epoch, in expectation; over 8 epochs far below 2^-8
     assert np.all(np.asarray(gaps[-1]) <= gap0 * 2.0**-8)
     assert np.all(np.asarray(gaps[-1]) >= -1e-12)
-
-
-def test_without_noise_dp_svrg_plus_converges():
-    data = _data(n=40)
-    theta_star = _huber_minimiser(data, 0.0)
-    kw = dict(loss=LOSS, epsilon=1.0, delta=1e-5, epochs=6, epoch_length=20, runs=2)
-    rec = Recorder(3)
-    svrg.dp_svrg_plus(data, noise=rec, **kw)
-    res = svrg.dp_svrg_plus(data, noise=Replay(_zero_noise(rec.tape, svrg.LABEL_NOISE_2)), **kw)
-    gap = LOSS.mean(res.theta, data) - LOSS.mean(theta_star, data)
-    gap0 = LOSS.mean(np.zeros(3), data) - LOSS.mean(theta_star, data)
-    assert res.learning_rate == spec_plus.THM_4_4.evaluate("learning_rate", smoothness=1.0)
-    assert np.all(gap <= 1e-3 * gap0) and np.all(gap >= -1e-12)
-
-
-def test_dp_svrg_plus_counts_and_defaults():
-    data = _data()
-    res = svrg.dp_svrg_plus(data, loss=LOSS, epsilon=1.0, delta=1e-5, epoch_length=2, runs=1, rng=0)
-    T = spec_plus.THM_4_4.evaluate("epochs", n=30, epsilon=1.0, delta=1e-5, dimension=3, lipschitz=1.0)
-    assert res.epochs == T and res.noisy_steps == 2 * (2 ** (T + 1) - 2)
-    assert res.gradient_evaluations == T * 30 + 2 * res.noisy_steps
-    assert res.sigma == spec_plus.calibrate(n=30, epochs=T, epoch_length=2, epsilon=1.0, delta=1e-5).sigma
-    assert res.contraction is None and res.spec_ids == svrg.SPEC_IDS_2
-    with pytest.raises(TypeError):
-        svrg.dp_svrg_plus(data, loss=LOSS, epsilon=1.0, delta=1e-5)  # epoch_length is required

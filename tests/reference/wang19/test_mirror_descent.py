@@ -145,5 +145,5 @@ def test_constants_and_unsupported_pairs():
     with pytest.raises(ParameterError, match="mirror"):
         wang19.dp_pmd(data, loss=loss, domain=ball, mirror="kl", epsilon=1.0, delta=1e-5)
     with pytest.raises(ParameterError, match="positive entries"):
-        wang19.dp_pmd(np.array([[0.5, 0.5, 1.0]]), loss=loss, domain=Simplex(dim=2), mirror="entropy",
+        wang19.dp_pmd(np.array([[0.5, 0.5, 1.0], [0.5, -0.5, -1.0]]), loss=loss, domain=Simplex(dim=2), mirror="entropy",
                       x_1=[1.0, 0.0], epsilon=1.0, delta=1e-5)

@@ -111,7 +111,7 @@ def test_transcript_callable_sees_the_released_quantities():
 def test_bad_input():
     kw = dict(domain=Rp(dim=2), epsilon=1.0, delta=1e-5)
     with pytest.raises(AssumptionError, match="smoothness"):
-        wang19.dp_pgd(np.array([[0.5, 0.5]]), loss=Linear(data_norm=1.0), **kw)
+        wang19.dp_pgd(np.array([[0.5, 0.5], [-0.5, 0.5]]), loss=Linear(data_norm=1.0), **kw)
     with pytest.raises(DataBoundError):
         wang19.dp_pgd(DATA * 2, loss=SIG, **kw)
     with pytest.raises(TypeError, match="regulariser"):

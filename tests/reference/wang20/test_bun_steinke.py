@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from reference.tape import Recorder, Replay
 from reference.wang20 import bun_steinke as bs
 from spec.errors import AssumptionError, ParameterError
-from spec.wang20 import trimmed_mean as spec
+from spec.wang20 import bun_steinke as spec
 
 finite = st.floats(min_value=-1e6, max_value=1e6, allow_nan=False, allow_infinity=False)
 

@@ -15,7 +15,7 @@ from reference.losses import HeavyTailedHalfSquaredDistance, HeavyTailedLeastSqu
 from reference.tape import Recorder, Replay
 from reference.wang20 import sample_and_aggregate as sa
 from spec.errors import ParameterError
-from spec.wang20 import sample_aggregate as spec
+from spec.wang20 import sample_and_aggregate as spec
 
 
 def _brute_radius(z, i, t, cap):

@@ -11,7 +11,7 @@ import sympy as sp
 from spec import zcdp
 from spec.errors import AssumptionError
 from spec.wang20 import gradient_descent as gd
-from spec.wang20 import trimmed_mean as tm
+from spec.wang20 import bun_steinke as tm
 
 
 def _flag_text(record, kind_name, index=0):

@@ -100,7 +100,7 @@ __all__ = [
     "certified_epsilon_grid",
 ]
 
-_TESTS = "tests/spec/zhang17/test_rrpsgd.py"
+_TESTS = "tests/spec/zhang17/test_random_round_sgd.py"
 _RATES = (("n", "oo"), ("dimension", "oo"), ("epsilon", "0"))
 
 # --------------------------------------------------------------------------- expressions

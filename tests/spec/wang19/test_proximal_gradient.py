@@ -1,4 +1,4 @@
-"""spec.wang19.dp_pgd: Algorithm 1's step 3 (three typos) and Theorem 2's explicit bound.
+"""spec.wang19.proximal_gradient: Algorithm 1's step 3 (three typos) and Theorem 2's explicit bound.
 
 Oracles: sympy (derivatives of the sigmoid, series, the minimisation in T, an exact expectation), the exact
 Gaussian-DP epsilon of spec.gaussian, and a seeded numpy simulation of DP-PGD on a non-convex instance.
@@ -13,7 +13,8 @@ import pytest
 import sympy as sp
 
 from spec import gaussian
-from spec.wang19 import dp_pgd, noise
+from spec.wang19 import noise
+from spec.wang19 import proximal_gradient as dp_pgd
 from spec.wang19.symbols import G, L, T, delta, eps, gamma, h0, n, p, sigma
 
 A = sp.Symbol("a", positive=True)  # ln(1/delta)

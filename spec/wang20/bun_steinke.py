@@ -96,7 +96,7 @@ __all__ = [
     "noise_scale",
 ]
 
-_TESTS = "tests/spec/wang20/test_trimmed_mean.py"
+_TESTS = "tests/spec/wang20/test_bun_steinke.py"
 
 # --------------------------------------------------------------------------- expressions
 #: Algorithm 2, line 1: the dilation t and the shift s of the arsinh-normal.

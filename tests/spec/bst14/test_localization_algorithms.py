@@ -1,4 +1,4 @@
-"""spec.bst14.localization: Algorithms 3 and 4, Theorems IV.1, IV.3 and Lemma IV.2 (explicit minimisers, Gamma tails).
+"""spec.bst14.localization_algorithms: Algorithms 3 and 4, Theorems IV.1, IV.3 and Lemma IV.2 (explicit minimisers, Gamma tails).
 """
 
 from __future__ import annotations

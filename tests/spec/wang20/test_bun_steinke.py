@@ -1,4 +1,4 @@
-"""wang20 Theorem 3 and Algorithm 2 (spec.wang20.trimmed_mean)."""
+"""wang20 Theorem 3 and Algorithm 2 (spec.wang20.bun_steinke)."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from scipy import integrate
 
 from spec.errors import AssumptionError, ParameterError
 from spec.wang20 import gradient_descent as gd
-from spec.wang20 import trimmed_mean as tm
+from spec.wang20 import bun_steinke as tm
 
 
 def _flag_text(record, kind_name, index=0):

@@ -1,4 +1,4 @@
-"""wang20 Section 4: sample-and-aggregate (spec.wang20.sample_aggregate)."""
+"""wang20 Section 4: sample-and-aggregate (spec.wang20.sample_and_aggregate)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import pytest
 import sympy as sp
 from scipy import integrate
 
-from spec.wang20 import sample_aggregate as sa
+from spec.wang20 import sample_and_aggregate as sa
 
 
 def _flag_text(record, kind_name, index=0):

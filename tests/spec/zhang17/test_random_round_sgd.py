@@ -1,4 +1,4 @@
-"""spec.zhang17.rrpsgd: Algorithm 2, Theorems 4-6 and Lemma 4.
+"""spec.zhang17.random_round_sgd: Algorithm 2, Theorems 4-6 and Lemma 4.
 
 Oracles: sympy (density of line 4, Gaussian moments, the descent and distance inequalities, the step
 size algebra); exact second moments of SGD on one-dimensional quadratics (a linear recursion in the

@@ -102,7 +102,7 @@ __all__ = [
     "RECORDS",
 ]
 
-_TESTS = "tests/spec/wang19/test_dp_pgd.py"
+_TESTS = "tests/spec/wang19/test_proximal_gradient.py"
 _a = LOG_INV_DELTA
 
 ALG_1 = register(SpecRecord(

@@ -106,7 +106,7 @@ ALG_3 = register(SpecRecord(
             "differ by at most the stated sum. The test checks the sensitivity derivation on quadratic "
             "instances with explicit minimisers (tight in a limit) and the tolerance term on exact "
             "isotropic quadratics.",
-            ("tests/spec/bst14/test_localization.py::test_alg_3_sensitivity_with_tolerance",),
+            ("tests/spec/bst14/test_localization_algorithms.py::test_alg_3_sensitivity_with_tolerance",),
         ),
         Flag(
             FlagKind.ERRATUM,
@@ -115,7 +115,7 @@ ALG_3 = register(SpecRecord(
             "C_0 must contain theta* with high probability, which needs ||b|| <= zeta E||b||, i.e. zeta > 1 "
             "(for p = 1, ||b|| is exponential and Pr[||b|| > zeta E||b||] = e^-zeta > 1/e when zeta < 1). "
             "The radius is privacy-irrelevant (post-processing).",
-            ("tests/spec/bst14/test_localization.py::test_alg_3_zeta_condition_contradicts_alg_4",),
+            ("tests/spec/bst14/test_localization_algorithms.py::test_alg_3_zeta_condition_contradicts_alg_4",),
         ),
     ),
     notes=(

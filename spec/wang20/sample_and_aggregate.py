@@ -101,7 +101,7 @@ __all__ = [
     "LAST_SHIFT",
 ]
 
-_TESTS = "tests/spec/wang20/test_sample_aggregate.py"
+_TESTS = "tests/spec/wang20/test_sample_and_aggregate.py"
 
 # --------------------------------------------------------------------------- expressions
 _LOG_2_DELTA = sp.log(2 / delta)
