@@ -19,6 +19,8 @@ When the paper's vector module (``reference/<paper>/vectors.py``) describes the 
 ``SPEC_IDS`` has the algorithm's label), the derived values, checkpoints, flags and tolerance are
 that module's, exactly as for the committed vectors. Otherwise the vector holds the result's
 scalar fields as derived values, the output, no checkpoints, and :data:`GENERIC_TOLERANCE`.
+Either way the flags end with the departures from the printed paper that the run follows
+(:func:`reference.vectors.departures.departure_flags`).
 """
 
 from __future__ import annotations
@@ -37,7 +39,7 @@ from reference.arrays import ArrayLike
 from reference.results import AlgorithmResult
 from reference.rng import RngLike
 from reference.tape import Recorder
-from reference.vectors.build import build_domain, build_loss, describe
+from reference.vectors.build import build_domain, build_loss, describe, with_departures
 
 __all__ = ["record_run", "main_output", "vector_id", "GENERIC_TOLERANCE", "HOOKS"]
 
@@ -102,9 +104,10 @@ def _described(value, build, key: str):
 
 
 def _schema_flags() -> set[str]:
+    """The schema's plain flags (its first ``anyOf`` branch; the second lists the departure tokens)."""
     from reference.vectors.generate import SCHEMA_PATH
 
-    return set(json.loads(SCHEMA_PATH.read_text())["properties"]["flags"]["items"]["enum"])
+    return set(json.loads(SCHEMA_PATH.read_text())["properties"]["flags"]["items"]["anyOf"][0]["enum"])
 
 
 def _paper_module(paper: str):
@@ -169,15 +172,17 @@ def record_run(algorithm: str, data: ArrayLike, *, id: str, rng: RngLike = None,
 
     module = _paper_module(label.split()[0])
     if module is not None and label in getattr(module, "SPEC_IDS", {}):
+        if hasattr(module, "cites"):  # the records this run is an instance of (e.g. by its setting)
+            vector["spec"] = module.cites(vector)
         vector["tolerance"] = (module.tolerance(vector) if hasattr(module, "tolerance")
                                else dict(GENERIC_TOLERANCE))
         computed = module.compute(vector, recorder.tape)
         if not np.array_equal(np.asarray(computed["output"]["theta"]), main_output(result)):
             raise RuntimeError(f"reference.{label.split()[0]}.vectors.compute does not reproduce this run of "
                                f"{algorithm} from its tape: a parameter it does not pass on?")
-        vector.update(computed)
+        vector.update(with_departures(vector, computed))
     else:
-        vector.update(_generic(result, call, len(inputs["data"])))
+        vector.update(with_departures(vector, _generic(result, call, len(inputs["data"]))))
         vector["tolerance"] = dict(GENERIC_TOLERANCE)
     return result, vector
 

@@ -21,7 +21,7 @@ from reference.tape import NoiseTape, Replay
 from reference.vectors.build import build_domain, build_loss, complete, float_list
 from reference.wang17 import accelerated_mirror_descent, gradient_descent, svrg
 
-__all__ = ["CASES", "SPEC_IDS", "TOLERANCE", "compute", "build_vector"]
+__all__ = ["CASES", "SPEC_IDS", "TOLERANCE", "cites", "compute", "build_vector"]
 
 #: Tolerance. Every case takes at most 12 steps (DP-SVRG: 2 epochs of 3 inner steps, 6 index
 #: draws; DP-AccMD 12, DP-GD 8 steps) of O(1)-sized double arithmetic: a full gradient (a sum of
@@ -38,8 +38,10 @@ _PSEUDO_HUBER = {"name": "PseudoHuberDistance", "bounds": {"lipschitz": 1.0, "wi
 _WELSCH = {"name": "WelschDistance", "bounds": {"lipschitz": 1.0, "width": 1.0, "data_norm": 1.0}}
 
 CASES = (
-    # Step size and epoch length given (Theorem 4.2's defaults at mu = 0.5, L = 1 are m = 769):
-    # privacy depends only on T m and sigma, so the vector exercises every line with 6 steps.
+    # Step size and epoch length given: privacy depends only on T m and sigma, so the vector exercises
+    # every line with 6 steps. It cites only the algorithm and its privacy records (cites()): Theorem
+    # 4.2's inequality (4) needs eta < 1/(24 L) and m >= 385 here (eta = 1/(48 L), mu = 0.5, L = 1),
+    # i.e. 770 noisy steps, and eta = 0.1 breaks it.
     dict(id="wang17-alg1-huber-ridge", algorithm="wang17 Alg.1", seed=1101,
          data=[[0.6, 0.8, 0.5], [1.0, 0.0, -0.25], [0.0, -1.0, 1.0], [-0.6, 0.8, -0.5]],
          loss=_HUBER, domain={"name": "Rp", "parameters": {"dim": 2}},
@@ -70,6 +72,33 @@ SPEC_IDS = {
     "wang17 Alg.3": list(accelerated_mirror_descent.SPEC_IDS),
     "wang17 Alg.4": list(gradient_descent.SPEC_IDS),
 }
+
+
+def cites(vector: dict) -> list[str]:
+    """The records a vector's run is an instance of (a utility theorem only where its hypotheses hold).
+
+    * Algorithm 1 cites Theorem 4.2 only when it runs Theorem 4.2's own eta, m and T (no
+      ``learning_rate``, ``epoch_length``, ``epochs`` given): inequality (4) then holds; an eta
+      above 1/(12 L) breaks it (``reference.vectors.declared`` refuses such a vector).
+    * Algorithm 2 cites Theorem 4.4 only when it runs Theorem 4.4's eta = 1/(13 L).
+    * Algorithm 4 cites Theorem 6.2 (PL, last iterate) only for ``output="last"`` on a strongly
+      convex loss (the only PL certificate here; a G-Lipschitz function that is PL on R^p is bounded,
+      which neither pseudo-Huber nor Welsch is), and Theorem 6.3 only for ``output="random"``.
+    """
+    algorithm, prm = vector["algorithm"], vector["parameters"]
+    ids = list(SPEC_IDS[algorithm])
+    drop = set()
+    if algorithm == "wang17 Alg.1" and any(prm.get(k) is not None for k in ("learning_rate", "epoch_length", "epochs")):
+        drop.add("wang17.thm_4_2")
+    if algorithm == "wang17 Alg.2" and prm.get("learning_rate") is not None:
+        drop.add("wang17.thm_4_4")
+    if algorithm == "wang17 Alg.4":
+        last = (prm.get("output") or "last") == "last"
+        if not last or build_loss(vector["inputs"]["loss"]).constants.strong_convexity <= 0:
+            drop.add("wang17.thm_6_2")
+        if last:
+            drop.add("wang17.thm_6_3")
+    return [i for i in ids if i not in drop]
 
 
 def _regulariser(inputs):
@@ -159,7 +188,8 @@ def build_vector(case: dict, tape: NoiseTape | None) -> dict:
     if "regulariser" in case:
         inputs["regulariser"] = case["regulariser"]
     vector = {
-        "id": case["id"], "algorithm": case["algorithm"], "spec": SPEC_IDS[case["algorithm"]],
+        "id": case["id"], "algorithm": case["algorithm"],
         "inputs": inputs, "parameters": case["parameters"], "tolerance": TOLERANCE,
     }
+    vector["spec"] = cites(vector)
     return complete(vector, tape, seed=case["seed"], run=_run, compute=compute)

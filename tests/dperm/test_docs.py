@@ -1,17 +1,17 @@
-"""``python -m dperm.docs`` (dperm/docs.py): one command regenerates the README table and the pages."""
+"""``python -m dperm.docs`` (dperm/docs.py): one command regenerates the pages and their records table."""
 
 from __future__ import annotations
 
-from dperm import docs
+from dperm import docs, pages
 
 
-def test_check_reports_a_stale_readme_without_writing(tmp_path, capsys):
-    readme = tmp_path / "README.md"
-    stale = f"intro\n{docs.BEGIN}\nold table\n{docs.END}\n"
-    readme.write_text(stale)
-    assert docs.main([str(readme), "--check"]) == 1
-    assert readme.read_text() == stale and f"{readme}: stale" in capsys.readouterr().out
-    assert docs.main([str(readme)]) == 0
-    assert docs.spec_table() in readme.read_text() and docs.main([str(readme), "--check"]) == 0
+def test_check_reports_a_stale_page_without_writing(tmp_path, capsys):
+    index = tmp_path / pages.PAGES_DIR / "README.md"
+    index.parent.mkdir(parents=True)
+    stale = pages.GENERATED_MARK + "\nold index\n"
+    index.write_text(stale)
+    assert docs.main(["--root", str(tmp_path), "--check"]) == 1
+    assert index.read_text() == stale and f"{index}: stale" in capsys.readouterr().out
+    assert docs.main(["--root", str(tmp_path)]) == 0
+    assert docs.spec_table() in index.read_text() and docs.main(["--root", str(tmp_path), "--check"]) == 0
     assert "up to date" in capsys.readouterr().out
-

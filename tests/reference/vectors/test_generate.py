@@ -74,7 +74,7 @@ def _validate(instance, schema, path="$"):
     return errors
 
 
-_USED = {"type", "required", "properties", "additionalProperties", "items", "enum", "const", "minimum", "minItems",
+_USED = {"type", "required", "properties", "additionalProperties", "items", "enum", "const", "minimum", "minItems", "$comment",
          "pattern", "anyOf", "$schema", "$id", "title"}
 
 

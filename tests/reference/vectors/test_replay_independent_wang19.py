@@ -82,8 +82,9 @@ def derive(v):
         out["gaussian_width"] = GC
         out["learning_rate"] = min(1.0, ((D * D + GC * GC) * a) ** 0.25 / (D * math.sqrt(n * eps)))
     elif alg == "wang19 Alg.3":
-        out["learning_rate"] = 1 / (2 * L * 2.0)  # D^2 = 2 for the probability simplex
-        out["modulus"] = 1.0
+        rad = dom["parameters"]["radius"]
+        out["learning_rate"] = 1 / (2 * L * (2 * rad) ** 2)  # gamma = 1/(2 L ||C||_2^2)
+        out["modulus"] = rad * rad  # ||x||_2^2/2 w.r.t. ||.||_C = ||.||_2/rad
     else:
         rad = dom["parameters"]["radius"]
         e0 = eps / math.sqrt(8 * T * a)
@@ -128,10 +129,11 @@ def step(v, d, x, draw):
         norm = math.sqrt(sum(c * c for c in g))
         vert = [-rad * c / norm for c in g]
         return [xi + gamma * (vi - xi) for xi, vi in zip(x, vert)]
-    expo = [math.log(xi) - gamma * gi for xi, gi in zip(x, g)]
-    top = max(expo)
-    w = [math.exp(e - top) for e in expo]
-    return [wi / sum(w) for wi in w]
+    # Algorithm 3 with w = ||x||_2^2/(2 modulus): the projected step of the raw w at eta = modulus * gamma
+    rad, eta = dom["parameters"]["radius"], d["modulus"] * gamma
+    vv = [xi - eta * gi for xi, gi in zip(x, g)]
+    norm = math.sqrt(sum(c * c for c in vv))
+    return [c * rad / norm for c in vv] if norm > rad else vv
 
 
 @pytest.mark.parametrize("path", load_vectors())
