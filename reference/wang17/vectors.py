@@ -1,14 +1,15 @@
 """wang17's known-answer vector cases: Algorithm 1 (DP-SVRG, Huber regression with an l2
-regulariser), Algorithm 3 (DP-AccMD on the l2 ball with the squared-l2 map and on the l1 ball
+regulariser), Algorithm 2 (DP-SVRG++, the same instance), Algorithm 3 (DP-AccMD on the l2 ball with the squared-l2 map and on the l1 ball
 with the p-norm map) and Algorithm 4 (DP-GD, last and uniformly random iterate), on small
 instances, and how the reference computes each.
 
 The cases are written to ``reference/vectors/wang17/`` by the one generator,
-``python -m reference.vectors.generate --paper wang17`` (see the README for the format and the
+``python -m reference.vectors.generate --paper wang17`` (see docs/vectors/ for the format and the
 replay steps). The noise of every vector is the reference's proven calibration: the
-accountant sigma of ``wang17.thm_4_1`` for DP-SVRG (a bisection, so a replayer takes ``sigma``
-from ``derived``) and the zCDP closed form of ``wang17.thm_5_3`` / ``wang17.thm_6_1`` for the
-full-batch algorithms (a formula a replayer can recompute).
+accountant sigma of ``wang17.thm_4_1`` / ``wang17.thm_4_3`` for DP-SVRG and DP-SVRG++ (a
+bisection, so a replayer takes ``sigma`` from ``derived``) and the zCDP closed form of
+``wang17.thm_5_3`` / ``wang17.thm_6_1`` for the full-batch algorithms (a formula a replayer can
+recompute).
 """
 
 from __future__ import annotations
@@ -48,6 +49,13 @@ CASES = (
          regulariser={"name": "L2Regulariser", "bounds": {"strength": 0.5}},
          parameters={"epsilon": 10.0, "delta": 1e-5, "epochs": 2, "epoch_length": 3, "learning_rate": 0.1,
                      "calibration": "accountant", "runs": 2}),
+    # DP-SVRG++ with Theorem 4.4's step 1/(13 L): epochs of 2 and 4 steps (m = 1), 6 noisy steps in all.
+    dict(id="wang17-alg2-huber-ridge", algorithm="wang17 Alg.2", seed=1201,
+         data=[[0.6, 0.8, 0.5], [1.0, 0.0, -0.25], [0.0, -1.0, 1.0], [-0.6, 0.8, -0.5]],
+         loss=_HUBER, domain={"name": "Rp", "parameters": {"dim": 2}},
+         regulariser={"name": "L2Regulariser", "bounds": {"strength": 0.5}},
+         parameters={"epsilon": 10.0, "delta": 1e-5, "epochs": 2, "epoch_length": 1, "calibration": "accountant",
+                     "runs": 2}),
     dict(id="wang17-alg3-pseudo-huber-l2-ball", algorithm="wang17 Alg.3", seed=1301,
          data=[[0.6, 0.8, 0.0], [1.0, 0.0, 0.0], [0.0, -1.0, 0.0], [0.0, 0.0, 1.0], [0.0, 0.6, -0.8]],
          loss=_PSEUDO_HUBER, domain={"name": "L2Ball", "parameters": {"radius": 1.0, "dim": 3}},
@@ -69,6 +77,7 @@ CASES = (
 #: Spec ids per algorithm: the ones each reference function reports on its result.
 SPEC_IDS = {
     "wang17 Alg.1": list(svrg.SPEC_IDS_1),
+    "wang17 Alg.2": list(svrg.SPEC_IDS_2),
     "wang17 Alg.3": list(accelerated_mirror_descent.SPEC_IDS),
     "wang17 Alg.4": list(gradient_descent.SPEC_IDS),
 }
@@ -119,6 +128,11 @@ def _run(vector: dict, src):
             data, loss=loss, regulariser=_regulariser(inputs), epsilon=prm["epsilon"], delta=prm["delta"],
             epochs=prm["epochs"], epoch_length=prm["epoch_length"], learning_rate=prm["learning_rate"],
             calibration=prm["calibration"], runs=prm["runs"], noise=src, transcript=True)
+    if algorithm == "wang17 Alg.2":
+        return data, loss, domain, wang17.dp_svrg_plus(
+            data, loss=loss, regulariser=_regulariser(inputs), epsilon=prm["epsilon"], delta=prm["delta"],
+            epochs=prm["epochs"], epoch_length=prm["epoch_length"], learning_rate=prm.get("learning_rate"),
+            calibration=prm["calibration"], runs=prm["runs"], noise=src, transcript=True)
     if algorithm == "wang17 Alg.3":
         return data, loss, domain, wang17.dp_accmd(
             data, loss=loss, domain=domain, epsilon=prm["epsilon"], delta=prm["delta"], steps=prm["steps"],
@@ -138,14 +152,21 @@ def compute(vector: dict, tape: NoiseTape) -> dict:
     algorithm = vector["algorithm"]
     derived = {"n": int(data.shape[0]), "p": int(domain.dim), "lipschitz": loss.constants.lipschitz,
                "smoothness": loss.constants.smoothness, "sigma": res.sigma}
-    if algorithm == "wang17 Alg.1":
+    if algorithm in ("wang17 Alg.1", "wang17 Alg.2"):
         K = res.noisy_steps
         derived.update(steps=K, epochs=res.epochs, epoch_length=res.epoch_length, learning_rate=res.learning_rate,
                        implied_constant=res.implied_constant, gradient_evaluations=res.gradient_evaluations)
-        m = res.epoch_length
-        checkpoints = [{"step": k, "iterate": f"x_{(k - 1) // m + 1}_{(k - 1) % m + 1}",
-                        "theta": float_list(res.transcript["x"][k - 1])} for k in sorted({1, 2, m, K})]
-        checkpoints += [{"step": s * m, "iterate": f"snapshot_{s}", "theta": float_list(res.snapshots[s - 1])}
+        # epoch s runs m steps (Algorithm 1) or 2^s m (Algorithm 2); ends[s - 1] is its last step
+        lengths = [res.epoch_length * (2 ** s if algorithm == "wang17 Alg.2" else 1) for s in range(1, res.epochs + 1)]
+        ends = np.cumsum(lengths).tolist()
+
+        def name(k):  # inner iterate k (1-based) is x^s_t
+            s = next(i for i, end in enumerate(ends) if k <= end) + 1
+            return f"x_{s}_{k - (ends[s - 2] if s > 1 else 0)}"
+
+        checkpoints = [{"step": k, "iterate": name(k), "theta": float_list(res.transcript["x"][k - 1])}
+                       for k in sorted({1, 2, lengths[0], K})]
+        checkpoints += [{"step": ends[s - 1], "iterate": f"snapshot_{s}", "theta": float_list(res.snapshots[s - 1])}
                         for s in range(1, res.epochs + 1)]
         return {"derived": derived, "checkpoints": checkpoints, "output": {"theta": float_list(res.theta)},
                 "flags": ["accountant-calibration"]}

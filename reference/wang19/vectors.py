@@ -3,7 +3,7 @@ constraint), 2, 3 (the squared l2 norm on an l2 ball of radius 2) and 4 on small
 reference computes each.
 
 The cases are written to ``reference/vectors/wang19/`` by the one generator,
-``python -m reference.vectors.generate --paper wang19`` (see the README for the format and the replay
+``python -m reference.vectors.generate --paper wang19`` (see docs/vectors/ for the format and the replay
 steps).
 """
 

@@ -1,5 +1,5 @@
-"""wang20's known-answer vector cases: Algorithm 2 (the erratum's counterexample; Student-t data with the
-default trim), Algorithm 3 and Algorithm 4 on small heavy-tailed instances, each with one extreme record,
+"""wang20's known-answer vector cases: Algorithm 1 (sample-and-aggregate of projected block means),
+Algorithm 2 (the erratum's counterexample; Student-t data with the default trim), Algorithm 3 and Algorithm 4 on small heavy-tailed instances, each with one extreme record,
 and how the reference computes each.
 
 The data are deterministic functions of the row index (quantiles of heavy-tailed laws, permuted by a
@@ -21,6 +21,7 @@ from reference.vectors.declared import Population
 from reference.wang20 import bun_steinke
 from reference.wang20 import catoni_giulini as cg
 from reference.wang20 import gradient_descent as gd
+from reference.wang20 import sample_and_aggregate as sa
 
 __all__ = ["CASES", "SPEC_IDS", "cites", "compute", "build_vector"]
 
@@ -113,6 +114,12 @@ _LOGISTIC_POPULATION = Population(
     second_moment=2.0)  # E[x_j^2 s(-y <w, x>)^2] <= E x_j^2 = 2
 
 CASES = (
+    # Sample-and-aggregate: n = 32 records in m = 16 blocks of 2 (s = 4, t0 = 11, K = 1), each block's ERM of
+    # the half squared distance over the unit ball, i.e. the projected block mean (exact; ``block_function``).
+    # Theorem 1 needs epsilon > 2 d/sqrt(m) = 1 and m >= ln(n)^2 = 12.0.
+    dict(id="wang20-alg1-mean-blocks", algorithm="wang20 Alg.1", seed=101, data=_points(32, 2),
+         loss={"name": "HeavyTailedHalfSquaredDistance", "bounds": {}}, domain=_BALL2,
+         parameters={"epsilon": 2.0, "delta": 1e-5, "subsets": 16, "block_function": "projected_mean", "runs": 1}),
     dict(id="wang20-alg2-counterexample", algorithm="wang20 Alg.2", seed=201,
          data=[[0.0], [1.0], [2.0], [3.0], [1000.0]],
          parameters={"epsilon": 0.4, "mean_lower": 0.0, "mean_upper": 4.0, "trim": 1, "runs": 3}),
@@ -149,16 +156,25 @@ CASES = (
 
 #: Spec ids per algorithm: the ones each reference function reports on its result.
 SPEC_IDS = {
+    "wang20 Alg.1": list(sa.SPEC_IDS),
     "wang20 Alg.2": list(bun_steinke.SPEC_IDS),
     "wang20 Alg.3": list(gd.ALG3_SPEC_IDS),
     "wang20 Alg.4": list(gd.ALG4_SPEC_IDS),
 }
 
 
+#: Algorithm 1's block functions a vector may name (``parameters.block_function``; absent: the ERM solve).
+BLOCK_FUNCTIONS = {"projected_mean": sa.projected_mean_blocks}
+
+
 def cites(vector: dict) -> list[str]:
     """The records a vector's run is an instance of: Algorithm 4 cites Theorem 7 (strongly convex
-    schedule) or Theorem 8 (convex), the one whose T it runs."""
+    schedule) or Theorem 8 (convex), the one whose T it runs; Algorithm 1 cites its box and Theorem 1
+    (privacy), not Theorem 2, whose hypotheses are asymptotic in n and m (n >= Omega~(n_alpha d^2/eps^2),
+    m >= omega~(d^2/eps^2)) and so hold for no finite instance."""
     ids = list(SPEC_IDS[vector["algorithm"]])
+    if vector["algorithm"] == "wang20 Alg.1":
+        ids.remove("wang20.thm_2")
     if vector["algorithm"] == "wang20 Alg.4":
         other = "wang20.thm_8" if vector["parameters"].get("schedule", "strongly_convex") == "strongly_convex" \
             else "wang20.thm_7"
@@ -174,6 +190,12 @@ def _run(vector, noise):
     inputs, prm = vector["inputs"], vector["parameters"]
     data = np.asarray(inputs["data"], dtype=np.float64)
     algorithm = vector["algorithm"]
+    if algorithm == "wang20 Alg.1":
+        block = prm.get("block_function")
+        return wang20.sample_aggregate(data, loss=build_loss(inputs["loss"]), domain=build_domain(inputs["domain"]),
+                                       epsilon=prm["epsilon"], delta=prm["delta"], subsets=prm["subsets"],
+                                       block_function=None if block is None else BLOCK_FUNCTIONS[block],
+                                       runs=prm["runs"], noise=noise)
     if algorithm == "wang20 Alg.2":
         return wang20.trimmed_mean(data[:, 0], epsilon=prm["epsilon"], mean_lower=prm["mean_lower"],
                                    mean_upper=prm["mean_upper"], trim=prm.get("trim"), runs=prm["runs"], noise=noise)
@@ -216,10 +238,22 @@ def compute(vector: dict, tape: NoiseTape) -> dict:
     data = np.asarray(inputs["data"], dtype=np.float64)
     n = int(data.shape[0])
     flags = []
-    if "trim" not in prm and vector["algorithm"] != "wang20 Alg.4":
+    if "trim" not in prm and vector["algorithm"] in ("wang20 Alg.2", "wang20 Alg.3"):
         flags.append("default-trim")
     if _extreme(data):
         flags.append("extreme-record")
+    if vector["algorithm"] == "wang20 Alg.1":
+        derived = {"n": n, "p": int(res.theta.shape[1]), "redraws": int(res.redraws)}
+        derived.update({k: v for k, v in res.parameters.items()})
+        # the block outputs of one run are an m x d checkpoint; with several runs there is no room for them
+        blocks = [{"step": 3, "iterate": "z", "theta": float_list(res.blocks[0])}] if prm["runs"] == 1 else []
+        return {
+            "derived": derived,
+            "checkpoints": blocks + [{"step": 4, "iterate": "g", "theta": float_list(res.centre)},
+                                     {"step": 5, "iterate": "S", "theta": [[float(v)] for v in res.smooth_bound]}],
+            "output": {"theta": float_list(res.theta)},
+            "flags": flags,
+        }
     if vector["algorithm"] == "wang20 Alg.2":
         if 2 * res.trim == n - 1 or 2 * res.trim == n - 2:
             flags.append("trim-capped")
@@ -262,6 +296,10 @@ def build_vector(case: dict, tape: NoiseTape | None) -> dict:
     if "loss" in case:
         inputs.update(loss=case["loss"], domain=case["domain"])
     tolerance = {
+        "wang20 Alg.1": {"absolute": 1e-12, "relative": 0.0,
+                         "justification": "block means of 2 values, distances between them, one exp and one scaled "
+                                          "Gaussian: a few ulps on numbers of size <= 20; the orders of the radii and "
+                                          "the subset choices (sorted uniforms) have no near-ties here"},
         "wang20 Alg.2": {"absolute": 0.0, "relative": 1e-12,
                          "justification": "one sort, a mean of at most n values and sinh of a tape value: a few ulps"},
         "wang20 Alg.3": {"absolute": 1e-12, "relative": 1e-10,

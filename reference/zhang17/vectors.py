@@ -3,7 +3,7 @@ and logistic losses; Theorems 2 and 3) and Algorithm 2 (Welsch and sigmoid losse
 reference computes each.
 
 The cases are written to ``reference/vectors/zhang17/`` by the one generator,
-``python -m reference.vectors.generate --paper zhang17`` (the README gives the replay steps).
+``python -m reference.vectors.generate --paper zhang17`` (docs/vectors/zhang17.md gives the replay steps).
 """
 
 from __future__ import annotations

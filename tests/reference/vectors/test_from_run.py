@@ -18,7 +18,8 @@ from reference.vectors.from_run import GENERIC_TOLERANCE, main_output, record_ru
 from reference.vectors.generate import SCHEMA_PATH, dumps, vector_dir
 
 HERE = Path(__file__).resolve().parent
-ALGORITHM = {"bst14 Alg.1": "bst14.alg_1", "bst14 Alg.3": "bst14.alg_3", "bst14 Alg.4": "bst14.alg_4"}
+ALGORITHM = {"bst14 Alg.1": "bst14.alg_1", "bst14 Alg.2": "bst14.alg_2", "bst14 Alg.3": "bst14.alg_3",
+             "bst14 Alg.4": "bst14.alg_4"}
 
 
 def _replayer():
@@ -53,9 +54,24 @@ def test_a_run_with_a_case_inputs_and_seed_writes_the_committed_vector(case):
     assert np.array_equal(main_output(result), np.asarray(stored["output"]["theta"]))
 
 
-def test_generic_vector_for_an_algorithm_without_a_builder():
-    """bst14 Algorithm 2 has no case in reference/bst14/vectors.py: the vector holds the result's
-    scalars, the output and the tape; replaying the tape reproduces the output."""
+def test_a_run_of_algorithm_2_with_another_sampler_is_described_by_the_paper_s_builder():
+    """bst14 Algorithm 2 with the linear-ball sampler: the builder writes the exact samplers' coefficient."""
+    data = np.array([[0.6, 0.8], [1.0, 0.0], [0.0, -1.0]])
+    result, vector = record_run("bst14.alg_2", data, id="linear", rng=5, runs=3,
+                                loss={"name": "Linear", "bounds": {"data_norm": 1.0}},
+                                domain={"name": "L2Ball", "parameters": {"radius": 1.0, "dim": 2}},
+                                epsilon=1.0, sampler=bst14.LinearBallSampler())
+    _validate(vector)
+    assert vector["derived"] == {"n": 3, "p": 2, "lipschitz": 1.0, "diameter": 2.0, "coefficient": 0.25}
+    assert vector["flags"] == [] and vector["tolerance"]["absolute"] == 1e-9
+    assert np.array_equal(main_output(result), np.asarray(vector["output"]["theta"]))
+
+
+def test_generic_vector_for_an_algorithm_without_a_builder(monkeypatch):
+    """An algorithm the paper's vectors module does not describe (here bst14 Algorithm 2, taken out of
+    its SPEC_IDS): the vector holds the result's scalars, the output and the tape; replaying the tape
+    reproduces the output."""
+    monkeypatch.delitem(cases.SPEC_IDS, "bst14 Alg.2")
     data = np.array([[0.6, 0.8], [1.0, 0.0], [0.0, -1.0]])
     result, vector = record_run("bst14.alg_2", data, id="My Alg2 run", rng=5, runs=3,
                                 loss={"name": "Linear", "bounds": {"data_norm": 1.0}},
