@@ -1,6 +1,6 @@
 """Independent replay of the wang19 known-answer vectors (Algorithms 1-4).
 
-Written from the README's "Known-answer vectors (wang19)" section and the paper (Wang and Xu 2019,
+Written from docs/vectors/wang19.md and the paper (Wang and Xu 2019,
 Algorithms 1-4, equation (3), Theorems 2, 4, 5, 6) alone. It shares no code with reference/ and imports
 nothing from the project: only the Python standard library and pytest. Every derived number is
 recomputed here and compared with the vector, then every iterate and the output.
@@ -19,7 +19,7 @@ def load_vectors():
     return [pytest.param(p, id=p.stem) for p in sorted(VECTOR_DIR.glob("*.json"))]
 
 
-# ---- losses (README step 2) ----
+# ---- losses (replay step 2) ----
 
 def constants(loss):
     b = loss["bounds"]
@@ -55,7 +55,7 @@ def gradient(loss, theta, data):
     return [a / len(data) for a in g]
 
 
-# ---- constants (README steps 3-5) ----
+# ---- constants (replay steps 3-5) ----
 
 def width_l2_ball(radius, p):
     return radius * math.sqrt(2) * math.exp(math.lgamma((p + 1) / 2) - math.lgamma(p / 2))
@@ -95,7 +95,7 @@ def derive(v):
     return out
 
 
-# ---- one step (README step 7) ----
+# ---- one step (replay step 7) ----
 
 def step(v, d, x, draw):
     alg, loss, data = v["algorithm"], v["inputs"]["loss"], v["inputs"]["data"]
