@@ -18,6 +18,7 @@ from numpy.typing import ArrayLike
 from reference import domains as _domains
 from reference import losses as _losses
 from reference.tape import NoiseTape, Recorder
+from reference.vectors.declared import Population
 
 __all__ = ["build_loss", "build_domain", "complete", "with_departures", "float_list"]
 
@@ -109,7 +110,7 @@ def with_departures(vector: dict, computed: dict) -> dict:
 
 
 def complete(vector: dict, tape: NoiseTape | None, *, seed: int, run: Callable[[dict, Recorder], None],
-             compute: Callable[[dict, NoiseTape], dict], population=None) -> dict:
+             compute: Callable[[dict, NoiseTape], dict], population: Population | None = None) -> dict:
     """Add the tape and the results to a vector of inputs and parameters (every paper's cases).
 
     ``tape`` is the stored :class:`~reference.tape.NoiseTape`, or ``None`` to draw a fresh one:

@@ -28,6 +28,9 @@ from typing import Callable
 
 import numpy as np
 
+from reference.domains import Domain
+from reference.losses import Loss
+
 __all__ = ["Population", "Instance", "Hypothesis", "HYPOTHESES", "NOT_APPLICABLE", "DeclaredFalseError",
            "failures", "require", "minimiser_norm_bounds"]
 
@@ -92,14 +95,14 @@ class Instance:
         return np.asarray(self.vector["inputs"]["data"], dtype=np.float64)
 
     @cached_property
-    def loss(self):
+    def loss(self) -> Loss | None:
         from reference.vectors.build import build_loss
 
         spec = self.vector["inputs"].get("loss")
         return None if spec is None else build_loss(spec)
 
     @cached_property
-    def domain(self):
+    def domain(self) -> Domain | None:
         from reference.vectors.build import build_domain
 
         spec = self.vector["inputs"].get("domain")
@@ -125,7 +128,7 @@ class Hypothesis:
 # ------------------------------------------------------------------------------ minimiser norms
 
 
-def _curvature(loss, rows: np.ndarray, radius: float) -> float:
+def _curvature(loss: Loss, rows: np.ndarray, radius: float) -> float:
     """A lower bound on the least eigenvalue of the average loss's Hessian on the ball of ``radius``
     (0 when none is known here)."""
     from reference import losses
@@ -147,7 +150,7 @@ def _curvature(loss, rows: np.ndarray, radius: float) -> float:
     return 0.0
 
 
-def minimiser_norm_bounds(loss, rows: np.ndarray, *, radius: float) -> tuple[float, float]:
+def minimiser_norm_bounds(loss: Loss, rows: np.ndarray, *, radius: float) -> tuple[float, float]:
     """Certified ``(lower, upper)`` bounds on ``||w_hat||``, ``w_hat`` the minimiser over R^p of the
     average loss, or ValueError when none is found inside the ball of ``radius``.
 

@@ -78,3 +78,12 @@ def test_a_slug_is_only_for_a_departure():
         Flag(FlagKind.CAVEAT, "s", "r", slug="x")
     with pytest.raises(ValueError, match="slug"):
         Flag(FlagKind.ERRATUM, "s", "r", slug="Not_kebab")
+
+
+def test_the_module_examples_run():
+    import doctest
+
+    from reference.vectors import departures as module
+
+    result = doctest.testmod(module)
+    assert result.attempted >= 4 and result.failed == 0

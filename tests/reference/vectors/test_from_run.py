@@ -54,13 +54,19 @@ def test_a_run_with_a_case_inputs_and_seed_writes_the_committed_vector(case):
     assert np.array_equal(main_output(result), np.asarray(stored["output"]["theta"]))
 
 
+LINEAR_DATA = np.array([[0.6, 0.8], [1.0, 0.0], [0.0, -1.0]])
+
+
+def _linear_ball_run(id: str):
+    """bst14 Algorithm 2 with the linear-ball sampler on three rows, three runs, seed 5."""
+    return record_run("bst14.alg_2", LINEAR_DATA, id=id, rng=5, runs=3, loss={"name": "Linear", "bounds": {"data_norm": 1.0}},
+                      domain={"name": "L2Ball", "parameters": {"radius": 1.0, "dim": 2}}, epsilon=1.0,
+                      sampler=bst14.LinearBallSampler())
+
+
 def test_a_run_of_algorithm_2_with_another_sampler_is_described_by_the_paper_s_builder():
     """bst14 Algorithm 2 with the linear-ball sampler: the builder writes the exact samplers' coefficient."""
-    data = np.array([[0.6, 0.8], [1.0, 0.0], [0.0, -1.0]])
-    result, vector = record_run("bst14.alg_2", data, id="linear", rng=5, runs=3,
-                                loss={"name": "Linear", "bounds": {"data_norm": 1.0}},
-                                domain={"name": "L2Ball", "parameters": {"radius": 1.0, "dim": 2}},
-                                epsilon=1.0, sampler=bst14.LinearBallSampler())
+    result, vector = _linear_ball_run("linear")
     _validate(vector)
     assert vector["derived"] == {"n": 3, "p": 2, "lipschitz": 1.0, "diameter": 2.0, "coefficient": 0.25}
     assert vector["flags"] == [] and vector["tolerance"]["absolute"] == 1e-9
@@ -72,11 +78,8 @@ def test_generic_vector_for_an_algorithm_without_a_builder(monkeypatch):
     its SPEC_IDS): the vector holds the result's scalars, the output and the tape; replaying the tape
     reproduces the output."""
     monkeypatch.delitem(cases.SPEC_IDS, "bst14 Alg.2")
-    data = np.array([[0.6, 0.8], [1.0, 0.0], [0.0, -1.0]])
-    result, vector = record_run("bst14.alg_2", data, id="My Alg2 run", rng=5, runs=3,
-                                loss={"name": "Linear", "bounds": {"data_norm": 1.0}},
-                                domain={"name": "L2Ball", "parameters": {"radius": 1.0, "dim": 2}},
-                                epsilon=1.0, sampler=bst14.LinearBallSampler())
+    data = LINEAR_DATA
+    result, vector = _linear_ball_run("My Alg2 run")
     _validate(vector)
     assert vector["id"] == "my-alg2-run" and vector["algorithm"] == "bst14 Alg.2"
     assert vector["spec"] == list(result.spec_ids)
