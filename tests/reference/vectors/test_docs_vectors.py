@@ -30,13 +30,15 @@ def _paragraphs(text: str) -> list[str]:
 
 @pytest.mark.parametrize("paper", gen.papers())
 def test_every_departure_is_explained_where_it_applies(paper):
-    """Each departure a paper's vectors carry appears in a step of its page that says what the paper prints."""
+    """Each departure a paper's vectors carry appears in a step of its page that says what the paper prints,
+    what the vector uses instead, and why."""
     page = (PAGES / f"{paper}.md").read_text()
     tokens = {f for v in VECTORS if v["algorithm"].startswith(paper + " ") for f in v["flags"] if ":" in f}
     for token in tokens:
         where = [p for p in _paragraphs(page) if f"`{token}`" in p]
         assert where, f"{token} is not on docs/vectors/{paper}.md"
-        assert any("prints" in p for p in where), f"{token}: no 'the paper prints ...' where it is explained"
+        assert any(all(word in p for word in ("prints", "uses", "because")) for p in where), \
+            f"{token}: no 'the paper prints X; the vector uses Y, because Z' where it is explained"
 
 
 def test_the_departures_table_is_current():
