@@ -1,24 +1,26 @@
 """Generated documentation: ``python -m dperm.docs`` regenerates all of it in place.
 
-* the README's table of spec records (between the ``spec-table`` markers);
 * the reference pages ``docs/spec/<paper>.md``, ``docs/spec/primitives.md`` and their index
-  (:mod:`dperm.pages`).
+  ``docs/spec/README.md``, which holds the table of every spec record (:func:`spec_table`)
+  (:mod:`dperm.pages`);
+* the table of departures from the printed papers in ``docs/vectors/README.md``, with the
+  committed vectors that carry each (between the ``departures`` markers; :func:`departures_table`).
 
-Both come from the registry (and, for the pages, from the code that links to each record); tests
-regenerate them in memory and fail when a file is stale, so the documentation cannot drift from
-the code. ``python -m dperm.docs --check`` only reports (exit status 1 when something is stale).
+They come from the registry and from the code that links to each record; tests regenerate them in
+memory and fail when a file is stale, so the documentation cannot drift from the code.
+``python -m dperm.docs --check`` only reports (exit status 1 when something is stale); ``--root``
+writes under another copy of the repository.
 """
 
 from __future__ import annotations
 
-import re
 import sys
 from pathlib import Path
 
-__all__ = ["spec_table", "update_readme", "BEGIN", "END"]
+__all__ = ["spec_table", "departures_table", "update_block", "VECTORS_PAGE", "main"]
 
-BEGIN = "<!-- spec-table -->"
-END = "<!-- /spec-table -->"
+#: The page whose ``departures`` block :func:`departures_table` fills (relative to the repository).
+VECTORS_PAGE = Path("docs") / "vectors" / "README.md"
 
 
 def _cell(text: str) -> str:
@@ -45,38 +47,60 @@ def spec_table() -> str:
     return "\n".join(rows)
 
 
-def update_readme(path: Path, *, check: bool = False) -> bool:
-    """Rewrite the generated section of ``path``; with ``check`` only report staleness.
+def departures_table(root: Path) -> str:
+    """Markdown table: every departure token, the record flag's summary, the committed vectors that carry it."""
+    import json
 
-    Returns True when the file is (or was) up to date.
+    from reference.vectors.departures import departures
+
+    carried: dict[str, list[str]] = {}
+    for path in sorted((Path(root) / "reference" / "vectors").glob("*/*.json")):
+        for flag in json.loads(path.read_text())["flags"]:
+            carried.setdefault(flag, []).append(path.stem)
+    rows = ["| flag | what dperm does instead of the print (the record's flag) | vectors that carry it |",
+            "| --- | --- | --- |"]
+    for token, d in departures().items():
+        vectors = ", ".join(f"`{v}`" for v in carried.get(token, [])) or "none (no vector runs it)"
+        rows.append(f"| `{token}` | {_cell(d.flag.summary)} | {vectors} |")
+    return "\n".join(rows)
+
+
+def update_block(path: Path, name: str, text: str, *, check: bool = False) -> bool:
+    """Put ``text`` between ``<!-- name -->`` and ``<!-- /name -->`` in ``path``; True when it was current.
+
+    With ``check`` nothing is written.
     """
-    text = path.read_text()
-    pattern = re.compile(re.escape(BEGIN) + r".*?" + re.escape(END), re.S)
-    if not pattern.search(text):
-        raise ValueError(f"{path} has no {BEGIN} ... {END} section")
-    new = pattern.sub(lambda _: f"{BEGIN}\n{spec_table()}\n{END}", text)
-    if new == text:
+    import re
+
+    begin, end = f"<!-- {name} -->", f"<!-- /{name} -->"
+    old = Path(path).read_text()
+    pattern = re.compile(re.escape(begin) + r".*?" + re.escape(end), re.S)
+    if not pattern.search(old):
+        raise ValueError(f"{path} has no {begin} ... {end} block")
+    new = pattern.sub(lambda _: f"{begin}\n{text}\n{end}", old)
+    if new == old:
         return True
     if not check:
-        path.write_text(new)
+        Path(path).write_text(new)
     return False
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Regenerate the README table and the reference pages; ``--check``: only report, exit 1 if stale."""
+    """Regenerate the reference pages and their index; ``--check``: only report, exit 1 if stale."""
     import argparse
 
     from dperm import pages
 
     parser = argparse.ArgumentParser(prog="python -m dperm.docs", description=__doc__.splitlines()[0])
-    parser.add_argument("readme", nargs="?", type=Path, default=None,
-                        help="the README to update (default: the repository's README.md)")
+    parser.add_argument("--root", type=Path, default=None,
+                        help="the repository to write under (default: this one)")
     parser.add_argument("--check", action="store_true", help="report stale files without writing; exit 1 if any")
     args = parser.parse_args(sys.argv[1:] if argv is None else argv)
-    root = Path(__file__).resolve().parent.parent
-    path = args.readme or root / "README.md"
-    stale = [] if update_readme(path, check=args.check) else [path]
-    stale += [root / rel for rel in pages.write_pages(root, check=args.check)]
+    root = args.root or Path(__file__).resolve().parent.parent
+    stale = [root / rel for rel in pages.write_pages(root, check=args.check)]
+    page = root / VECTORS_PAGE
+    if page.is_file() and not update_block(page, "departures", departures_table(root), check=args.check):
+        stale.append(page)
     verb = "stale" if args.check else "updated"
     for item in stale:
         print(f"{item}: {verb}")

@@ -195,10 +195,15 @@ def _utility(record: SpecRecord) -> list[str]:
 def _flags(record: SpecRecord) -> list[str]:
     if not record.flags:
         return []
+    from reference.vectors.departures import departures
+
+    tokens = {d.flag: d.token for d in departures().values()}
     out = ["", "**Flags**", ""]
     for fl in record.flags:
         checked = ", ".join(_test_link(node) for node in fl.checked_by)
-        out.append(f"- **{_md(fl.kind.value)}.** {_md(fl.summary)} {_md(fl.reason)} Checked by {checked}.")
+        carried = (f" Known-answer vectors that follow it carry the flag `{tokens[fl]}` "
+                   f"([vectors](../vectors/README.md#departures)).") if fl in tokens else ""
+        out.append(f"- **{_md(fl.kind.value)}.** {_md(fl.summary)} {_md(fl.reason)}{carried} Checked by {checked}.")
     return out
 
 
@@ -250,9 +255,15 @@ def render_page(key: str, records: list[SpecRecord], links: Links) -> str:
 
 
 def render_index(groups: dict[str, list[SpecRecord]]) -> str:
+    """The index page: the pages, then the table of every record (``dperm.docs.spec_table``)."""
+    from dperm.docs import spec_table
+
     out = [GENERATED_MARK, "", "# Spec reference pages", "",
            "One page per paper and one for the shared primitives, generated from the spec registry.", ""]
     out += [f"- [{_md(_title(key))}]({key}.md): {len(records)} records" for key, records in groups.items()]
+    out += ["", "## Spec records", "",
+            "Every record of the registry: its citation, the kind of its privacy and utility claims, the kinds of "
+            "its flags, and its summary (`dperm spec ID` prints one in full).", "", spec_table()]
     return "\n".join(out) + "\n"
 
 

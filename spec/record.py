@@ -533,16 +533,28 @@ class Flag:
     checked_by : tuple of str
         Test node ids (``"tests/spec/bst14/test_x.py::test_y"``) that derive the flag's claim; a
         meta-test checks that each exists.
+    slug : str
+        Only for an erratum or a reconstructed formula that a computation follows (the reference
+        departs there from the printed paper): a short lower-case name, ``-`` separated. A
+        known-answer vector that follows it carries the flag ``erratum:<record id>:<slug>`` or
+        ``reconstructed:<record id>:<slug>`` (``reference.vectors.departures``). Empty for flags
+        about proofs or claims only.
     """
 
     kind: FlagKind
     summary: str
     reason: str
     checked_by: tuple[str, ...] = ()
+    slug: str = ""
 
     def __post_init__(self) -> None:
         if isinstance(self.checked_by, str) or not isinstance(self.checked_by, tuple):
             raise TypeError(f"checked_by ({self.checked_by!r}) must be a tuple of test node ids")
+        if self.slug and (self.kind not in (FlagKind.ERRATUM, FlagKind.RECONSTRUCTED)
+                          or not all(part.isalnum() and part.islower() or part.isdigit()
+                                     for part in self.slug.split("-"))):
+            raise ValueError(f"slug ({self.slug!r}) must be lower-case words joined by '-', on an erratum "
+                             "or reconstructed-formula flag")
         for node in self.checked_by:
             path, sep, name = node.partition("::")
             if not (sep and path.endswith(".py") and name.isidentifier()):

@@ -124,6 +124,8 @@ ANNOTATED = (
     "reference/wang19/vectors.py",
     "reference/vectors/__init__.py",
     "reference/vectors/build.py",
+    "reference/vectors/declared.py",
+    "reference/vectors/departures.py",
     "reference/zhang17/__init__.py",
     "reference/zhang17/instances.py",
     "reference/zhang17/output_perturbation.py",

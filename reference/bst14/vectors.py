@@ -1,8 +1,9 @@
 """bst14's known-answer vector cases: Algorithm 1 (both schedules, four losses, two domains),
-Algorithm 3 and Algorithm 4 on small instances, and how the reference computes each.
+Algorithm 2 (the exact rejection sampler), Algorithm 3 and Algorithm 4 on small instances, and how the
+reference computes each.
 
 The cases are written to ``reference/vectors/bst14/`` by the one generator,
-``python -m reference.vectors.generate`` (see the README for the format and the replay steps).
+``python -m reference.vectors.generate`` (docs/vectors/bst14.md gives the replay steps).
 """
 
 from __future__ import annotations
@@ -12,12 +13,12 @@ import math
 import numpy as np
 
 from reference import bst14
-from reference.bst14 import localization_algorithms, noisy_sgd
+from reference.bst14 import exponential_sampling, localization_algorithms, noisy_sgd
 from reference.tape import NoiseTape, Replay
 from reference.vectors.build import build_domain, build_loss, complete, float_list
 from spec import bst14 as _spec
 
-__all__ = ["CASES", "SPEC_IDS", "TOL_ALG1", "TOL_OUTPERT", "compute", "build_vector", "tolerance",
+__all__ = ["CASES", "SPEC_IDS", "TOL_ALG1", "TOL_ALG2", "TOL_OUTPERT", "compute", "build_vector", "tolerance",
            "learning_rates_50_digits", "margins"]
 
 _SUBGRADIENT_LOSSES = {"Hinge"}
@@ -30,6 +31,10 @@ _SUBGRADIENT_LOSSES = {"Hinge"}
 #: Algorithms 3-4 depend on theta*, which a replayer computes with its own solver: 1e-7.
 TOL_ALG1 = {"absolute": 1e-9, "relative": 0.0,
             "justification": "<= 35 steps of O(1) double arithmetic; the projection is 1-Lipschitz; margin > 1e5 ulps"}
+TOL_ALG2 = {"absolute": 1e-12, "relative": 0.0,
+            "justification": "one mean of n rows and one scaled Gaussian draw per attempt, on numbers of size <= 2: "
+                             "a few ulps; every attempt is at least 1e-3 from the ball's boundary, so the acceptance "
+                             "decisions are exact"}
 TOL_OUTPERT = {"absolute": 1e-7, "relative": 0.0,
                "justification": "theta* comes from the replayer's own solver (certified to ~1e-10 here); "
                                 "the noise and projection add a few ulps"}
@@ -59,7 +64,7 @@ CASES = (
          theta_1=[[0.25, -0.25, 0.0]]),
     # The subgradient convention at the kink: at theta_1 = (2, 0, 0) every record has margin
     # y <theta_1, x> = y (2 x_1) = 1 exactly (products of 2, +-0.5 and 0 are exact in any order),
-    # so step 1 evaluates the hinge at its kink whichever record is drawn (subgradient 0, README
+    # so step 1 evaluates the hinge at its kink whichever record is drawn (subgradient 0, replay
     # step 6); the later margins fall on both sides of 1 and never on it (checked by the tests).
     dict(id="bst14-alg1-hinge-ball-kink", algorithm="bst14 Alg.1", seed=106,
          data=[[0.5, 0.6, 0.0, 1.0], [-0.5, 0.0, 0.8, -1.0], [0.5, -0.3, -0.6, 1.0], [-0.5, 0.4, -0.4, -1.0]],
@@ -90,6 +95,14 @@ CASES = (
          parameters={"epsilon": 1.0, "delta": 1e-4, "schedule": "lipschitz", "calibration": "rigorous",
                      "runs": 1},
          theta_1=[[0.5, 0.5]]),
+    # Algorithm 2 with its exact sampler for the half squared distance: a Gaussian N(mean, I/(c n)) drawn
+    # until it lands in the ball. epsilon n = 48 makes the Gaussian narrow (sd 0.41 around a mean of norm
+    # 0.23), so the tape is a handful of draws.
+    dict(id="bst14-alg2-quadratic-ball-rejection", algorithm="bst14 Alg.2", seed=201,
+         data=[[0.6, 0.8], [1.0, 0.0], [0.0, -1.0], [-0.6, 0.8], [0.8, -0.6], [-0.4, -0.4]],
+         loss={"name": "HalfSquaredDistance", "bounds": {"data_norm": 1.0, "domain_radius": 1.0}},
+         domain={"name": "L2Ball", "parameters": {"radius": 1.0, "dim": 2}},
+         parameters={"epsilon": 8.0, "runs": 2, "sampler": "QuadraticRejectionSampler"}),
     dict(id="bst14-alg3-quadratic-ball", algorithm="bst14 Alg.3", seed=301,
          data=[[0.6, 0.8, 0.0], [1.0, 0.0, 0.0], [0.0, -1.0, 0.0], [0.0, 0.0, 1.0]],
          loss={"name": "HalfSquaredDistance", "bounds": {"data_norm": 1.0, "domain_radius": 1.0}},
@@ -105,6 +118,7 @@ CASES = (
 #: Spec ids per algorithm: the ones each reference function reports on its result.
 SPEC_IDS = {
     "bst14 Alg.1": list(noisy_sgd.SPEC_IDS),
+    "bst14 Alg.2": list(exponential_sampling.SPEC_IDS),
     "bst14 Alg.3": list(localization_algorithms.ALG3_SPEC_IDS),
     "bst14 Alg.4": list(localization_algorithms.ALG4_SPEC_IDS),
 }
@@ -112,7 +126,7 @@ SPEC_IDS = {
 
 def learning_rates_50_digits(schedule: str, *, steps: int, **values: float) -> list[float]:
     """``eta(1), ..., eta(steps)`` of ``bst14.thm_II_4``, each a 50-digit evaluation rounded once to
-    the nearest double (``record.evaluate``), as the README states for derived values.
+    the nearest double (``record.evaluate``), as docs/vectors/README.md states for derived values.
 
     The reference's own iteration evaluates the same expression in double precision
     (:func:`reference.bst14.noisy_sgd.learning_rates`, within 2 ulps of these); the assumptions
@@ -153,8 +167,14 @@ def tolerance(vector: dict) -> dict:
     Algorithm 1: :data:`TOL_ALG1` for up to :data:`TOL_ALG1_STEPS` steps on iterates of norm <= 2;
     a longer run or a larger domain gets the same allowance per step and per unit of norm
     (rounding differences add up over the steps, the projection does not amplify them).
-    Algorithms 3-4: :data:`TOL_OUTPERT` (the replayer's own solver dominates).
+    Algorithm 2: :data:`TOL_ALG2` with the quadratic sampler (1e-9 with another). Algorithms 3-4: :data:`TOL_OUTPERT` (the replayer's own solver dominates).
     """
+    if vector["algorithm"] == "bst14 Alg.2":
+        if vector["parameters"].get("sampler") == "QuadraticRejectionSampler":
+            return dict(TOL_ALG2)
+        return {"absolute": 1e-9, "relative": 1e-9,
+                "justification": "an exact sampler's draws through a few double operations (and its acceptance "
+                                 "tests): about 10^6 ulps for another order of operations"}
     if vector["algorithm"] != "bst14 Alg.1":
         return dict(TOL_OUTPERT)
     n = len(vector["inputs"]["data"])
@@ -212,6 +232,21 @@ def compute(vector: dict, tape: NoiseTape) -> dict:
             "output": {"theta": float_list(res.theta)},
             "flags": flags,
         }
+    if algorithm == "bst14 Alg.2":
+        sampler = _sampler(prm["sampler"])
+        res = bst14.exp_sampling(data, loss=loss, domain=domain, epsilon=prm["epsilon"], runs=prm["runs"],
+                                 sampler=sampler, noise=src)
+        src.assert_consumed()
+        derived = {"n": int(data.shape[0]), "p": int(domain.dim), "lipschitz": loss.constants.lipschitz,
+                   "diameter": domain.diameter}
+        flags = []
+        if not isinstance(sampler, bst14.GridWalkSampler):  # the exact samplers' coefficient (line 2)
+            derived["coefficient"] = _spec.ALG_2.evaluate("coefficient", epsilon=prm["epsilon"],
+                                                          lipschitz=loss.constants.lipschitz, diameter=domain.diameter)
+        if isinstance(sampler, bst14.QuadraticRejectionSampler):
+            derived["mean"] = float_list(data.mean(axis=0))
+            flags.append("rejection-sampler")
+        return {"derived": derived, "checkpoints": [], "output": {"theta": float_list(res.theta)}, "flags": flags}
     if algorithm == "bst14 Alg.3":
         res = bst14.output_perturbation(
             data, loss=loss, domain=domain, epsilon=prm["epsilon"], zeta=prm["zeta"], runs=prm["runs"],
@@ -228,7 +263,7 @@ def compute(vector: dict, tape: NoiseTape) -> dict:
             "flags": ["solver-tolerance"] + (["projection-active"] if projected else []),
         }
     if algorithm == "bst14 Alg.4":
-        sampler = {"QuadraticRejectionSampler": bst14.QuadraticRejectionSampler}[prm["sampler"]]()
+        sampler = _sampler(prm["sampler"])
         res = bst14.localization(
             data, loss=loss, domain=domain, epsilon=prm["epsilon"], runs=prm["runs"], sampler=sampler,
             solver_tolerance=prm["solver_tolerance"], noise=src,
@@ -252,6 +287,15 @@ def compute(vector: dict, tape: NoiseTape) -> dict:
     raise ValueError(f"algorithm ({algorithm!r}) must be one of {sorted(SPEC_IDS)}")
 
 
+def _sampler(spec):
+    """The sampler a vector names: ``"QuadraticRejectionSampler"`` or ``{"name": ..., "parameters": {...}}``
+    (a class of ``reference.bst14`` and its keywords, as ``dperm run`` writes it)."""
+    name, keywords = (spec, {}) if isinstance(spec, str) else (spec["name"], spec.get("parameters", {}))
+    if name not in ("QuadraticRejectionSampler", "LinearBallSampler", "NetSampler", "GridWalkSampler"):
+        raise ValueError(f"sampler ({name!r}) must be a sampler class of reference.bst14")
+    return getattr(bst14, name)(**keywords)
+
+
 def _run(vector: dict, rec) -> None:
     """Run the reference once on the vector's inputs, drawing from the recorder ``rec``."""
     inputs, prm = vector["inputs"], vector["parameters"]
@@ -261,6 +305,9 @@ def _run(vector: dict, rec) -> None:
         bst14.noise_gd(data, loss=loss, domain=domain, epsilon=prm["epsilon"], delta=prm["delta"],
                        schedule=prm["schedule"], calibration=prm["calibration"], runs=prm["runs"],
                        theta_1=inputs["theta_1"], noise=rec)
+    elif vector["algorithm"] == "bst14 Alg.2":
+        bst14.exp_sampling(data, loss=loss, domain=domain, epsilon=prm["epsilon"], runs=prm["runs"],
+                           sampler=_sampler(prm["sampler"]), noise=rec)
     elif vector["algorithm"] == "bst14 Alg.3":
         bst14.output_perturbation(data, loss=loss, domain=domain, epsilon=prm["epsilon"], zeta=prm["zeta"],
                                   runs=prm["runs"], solver_tolerance=prm["solver_tolerance"], noise=rec)

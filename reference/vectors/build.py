@@ -18,8 +18,9 @@ from numpy.typing import ArrayLike
 from reference import domains as _domains
 from reference import losses as _losses
 from reference.tape import NoiseTape, Recorder
+from reference.vectors.declared import Population
 
-__all__ = ["build_loss", "build_domain", "complete", "float_list"]
+__all__ = ["build_loss", "build_domain", "complete", "with_departures", "float_list"]
 
 
 def build_loss(spec: dict) -> _losses.Loss:
@@ -97,21 +98,37 @@ def describe(obj: object) -> dict:
     return {"name": cls.__name__, "parameters": parameters}
 
 
+def with_departures(vector: dict, computed: dict) -> dict:
+    """``computed`` (a paper's ``compute(vector, tape)``: derived, checkpoints, output, flags) with the
+    departures from the printed papers that the vector follows appended to its flags
+    (:func:`reference.vectors.departures.departure_flags` of its ``spec`` and ``parameters``)."""
+    from reference.vectors.departures import departure_flags
+
+    out = dict(computed)
+    out["flags"] = list(computed["flags"]) + departure_flags(vector["spec"], vector["parameters"])
+    return out
+
+
 def complete(vector: dict, tape: NoiseTape | None, *, seed: int, run: Callable[[dict, Recorder], None],
-             compute: Callable[[dict, NoiseTape], dict]) -> dict:
+             compute: Callable[[dict, NoiseTape], dict], population: Population | None = None) -> dict:
     """Add the tape and the results to a vector of inputs and parameters (every paper's cases).
 
     ``tape`` is the stored :class:`~reference.tape.NoiseTape`, or ``None`` to draw a fresh one:
     ``run(vector, recorder)`` runs the reference once with a ``Recorder(seed)``. ``compute(vector,
-    tape)`` replays it and returns the derived values, checkpoints, output and flags.
+    tape)`` replays it and returns the derived values, checkpoints, output and flags; the departure
+    flags are added (:func:`with_departures`). The complete vector must declare only what is true
+    (:func:`reference.vectors.declared.require`, with the case's ``population`` if it states one):
+    otherwise :class:`~reference.vectors.declared.DeclaredFalseError`.
     """
+    from reference.vectors.declared import require
+
     if tape is None:
         recorder = Recorder(seed)
         run(vector, recorder)
         tape = recorder.tape
     vector["tape"] = tape.to_dict()
-    vector.update(compute(vector, tape))
-    return vector
+    vector.update(with_departures(vector, compute(vector, tape)))
+    return require(vector, population=population)
 
 
 def float_list(a: ArrayLike) -> list:

@@ -23,7 +23,7 @@ Rule
 ----
 A number ``got`` matches ``want`` when ``abs(got - want) <= absolute + relative * abs(want)``:
 with the vector's ``tolerance`` for ``output`` and ``checkpoints``, and with
-:data:`DERIVED_TOLERANCE` (1e-12 relative, the README's rule for derived values, which are
+:data:`DERIVED_TOLERANCE` (1e-12 relative, docs/vectors/README.md's rule for derived values, which are
 50-digit evaluations rounded once) for ``derived``; integers (``n``, ``p``, ``steps``) must be
 equal. Shapes must be equal. Fields are compared in the order a computation produces them --
 ``derived``, then the checkpoints by step, then ``output`` -- and arrays in row-major order, so
@@ -48,7 +48,7 @@ from spec.jsonable import strict
 __all__ = ["DERIVED_TOLERANCE", "Mismatch", "CheckResult", "check", "load_vector", "load_outputs", "find_vector"]
 
 #: Tolerance for ``derived`` values: 50-digit evaluations rounded once to a double, so a replayer's
-#: double-precision evaluation agrees to a few ulps (README, "Fields").
+#: double-precision evaluation agrees to a few ulps (docs/vectors/README.md, "Derived values").
 DERIVED_TOLERANCE = {"absolute": 0.0, "relative": 1e-12,
                      "justification": "derived values are 50-digit evaluations rounded once; a double "
                                       "evaluation agrees to a few ulps"}

@@ -19,7 +19,9 @@ the per-paper case modules build, with checkpoints); replay it in your own code 
 compare with :func:`reference.vectors.check.check` (``dperm vectors check``). Before returning, the
 builder replays the tape through the configured object and checks that it reproduces the output.
 
-:func:`vector_flags` is the one place where a configuration's flags become the vector's.
+:func:`vector_flags` is the one place where a configuration's flags become the vector's: its
+own flags, then the departures from the printed paper that the run follows
+(:func:`reference.vectors.departures.departure_flags`).
 """
 
 from __future__ import annotations
@@ -67,18 +69,24 @@ def main_output(result) -> np.ndarray:
 
 
 def _schema_flags() -> set[str]:
+    """The schema's plain flags (its first ``anyOf`` branch; the second lists the departure tokens)."""
     from reference.vectors.generate import SCHEMA_PATH
 
-    return set(json.loads(SCHEMA_PATH.read_text())["properties"]["flags"]["items"]["enum"])
+    return set(json.loads(SCHEMA_PATH.read_text())["properties"]["flags"]["items"]["anyOf"][0]["enum"])
 
 
 def vector_flags(configured) -> list[str]:
     """The flags a vector of ``configured`` carries: the configuration's own (its calibration, noise law,
     composition, mirror map, trim; ``unproven-claim`` when its certificate does not hold), those the
-    schema knows, in order. The one place where a configuration's flags become a vector's (flags
-    derived from the spec records' errata belong here too)."""
+    schema knows, in order, then the departures from the printed papers that the configuration follows
+    (:func:`reference.vectors.departures.departure_flags` of its spec ids and options). The one place
+    where a configuration's flags become a vector's."""
+    from reference.vectors.departures import departure_flags
+
     known = _schema_flags()
-    return [flag for flag in configured.all_flags() if flag in known]
+    own = [flag for flag in configured.all_flags() if flag in known]
+    options = {**configured.options, "epsilon": configured.epsilon, "delta": configured.delta}
+    return own + departure_flags(configured.spec_ids, options)
 
 
 def _jsonable(value, what: str):

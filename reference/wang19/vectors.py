@@ -1,9 +1,9 @@
 """wang19's known-answer vector cases: Algorithms 1 (two losses, with and without a regulariser and a
-constraint), 2, 3 (the entropy on the simplex) and 4 on small instances, and how the reference computes
-each.
+constraint), 2, 3 (the squared l2 norm on an l2 ball of radius 2) and 4 on small instances, and how the
+reference computes each.
 
 The cases are written to ``reference/vectors/wang19/`` by the one generator,
-``python -m reference.vectors.generate --paper wang19`` (see the README for the format and the replay
+``python -m reference.vectors.generate --paper wang19`` (see docs/vectors/ for the format and the replay
 steps).
 """
 
@@ -43,11 +43,13 @@ CASES = (
          data=_DATA_XY, loss=_SIG, domain={"name": "L2Ball", "parameters": {"radius": 1.0, "dim": 2}},
          parameters={"epsilon": 4.0, "delta": 1e-3, "calibration": "zcdp", "steps": 4, "learning_rate": "paper",
                      "runs": 2}),
-    dict(id="wang19-dp-pmd-sigmoid-simplex-entropy", algorithm="wang19 Alg.3", seed=1904,
+    # Theorem 5 (gamma = 1/(2 L ||C||_2^2)) is for a centrally symmetric C: the l2 ball of radius 2, where
+    # the squared l2 norm has modulus (||C||_2/2)^2 = 4 w.r.t. ||.||_C (the simplex is not symmetric).
+    dict(id="wang19-dp-pmd-sigmoid-ball-squared-l2", algorithm="wang19 Alg.3", seed=1904,
          data=[[0.6, 0.8, 0.0, 1.0], [0.0, 0.6, -0.8, -1.0], [0.5, -0.5, 0.5, 1.0], [-0.6, 0.0, 0.8, -1.0]],
          loss={"name": "Sigmoid", "bounds": {"feature_norm": 1.0}},
-         domain={"name": "Simplex", "parameters": {"dim": 3}},
-         parameters={"epsilon": 4.0, "delta": 1e-3, "calibration": "zcdp", "steps": 3, "mirror": "entropy",
+         domain={"name": "L2Ball", "parameters": {"radius": 2.0, "dim": 3}},
+         parameters={"epsilon": 4.0, "delta": 1e-3, "calibration": "zcdp", "steps": 3, "mirror": "squared_l2",
                      "runs": 2}),
     dict(id="wang19-dp-fw-l1-linear-l1-ball", algorithm="wang19 Alg.4", seed=1905,
          data=[[0.5, -0.2, 0.1], [0.3, 0.4, -0.6], [-0.1, 0.2, 0.7], [0.6, 0.0, 0.0], [0.2, -0.9, 0.1]],

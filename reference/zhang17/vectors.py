@@ -3,7 +3,7 @@ and logistic losses; Theorems 2 and 3) and Algorithm 2 (Welsch and sigmoid losse
 reference computes each.
 
 The cases are written to ``reference/vectors/zhang17/`` by the one generator,
-``python -m reference.vectors.generate --paper zhang17`` (the README gives the replay steps).
+``python -m reference.vectors.generate --paper zhang17`` (docs/vectors/zhang17.md gives the replay steps).
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from reference.tape import NoiseTape, Replay
 from reference.vectors.build import build_loss, complete, float_list
 from reference.zhang17 import output_perturbation, random_round_sgd
 
-__all__ = ["CASES", "SPEC_IDS", "TOL_ALG1", "TOL_ALG2", "compute", "build_vector"]
+__all__ = ["CASES", "SPEC_IDS", "TOL_ALG1", "TOL_ALG2", "cites", "compute", "build_vector"]
 
 #: Tolerances. Algorithm 1: at most 4 gradient steps over at most 10 rows of O(1) numbers, then
 #: one noise vector of norm O(10): an independent implementation (another summation order, another
@@ -72,9 +72,10 @@ CASES = (
     dict(id="zhang17-alg1-logistic-convex-radial", algorithm="zhang17 Alg.1", seed=704,
          data=_rows(4, 8, 2, "logistic"), loss={"name": "Logistic", "bounds": {"feature_norm": 1.0}},
          parameters={"epsilon": 4.0, "delta": 0.0, "minimiser_norm": 3.0, "runs": 2}),
+    # D = 5 bounds the minimiser's norm, 4.577 (reference.vectors.declared certifies it; D = 3 was false)
     dict(id="zhang17-alg1-logistic-convex-gaussian", algorithm="zhang17 Alg.1", seed=705,
          data=_rows(5, 6, 3, "logistic"), loss={"name": "Logistic", "bounds": {"feature_norm": 1.0}},
-         parameters={"epsilon": 1.0, "delta": 1e-5, "minimiser_norm": 3.0, "steps": 2, "calibration": "printed",
+         parameters={"epsilon": 1.0, "delta": 1e-5, "minimiser_norm": 5.0, "steps": 2, "calibration": "printed",
                      "runs": 1}),
     dict(id="zhang17-alg2-welsch", algorithm="zhang17 Alg.2", seed=801, data=_rows(6, 4, 2, "points"),
          loss={"name": "Welsch", "bounds": {"scale": 1.0, "data_norm": 0.7}},
@@ -89,6 +90,25 @@ SPEC_IDS = {
     "zhang17 Alg.1": list(output_perturbation.SPEC_IDS),
     "zhang17 Alg.2": list(random_round_sgd.SPEC_IDS),
 }
+
+#: The records of the setting Algorithm 1 does not run in: Theorem 3 and Lemma 2 are for convex losses
+#: (steps and sensitivity growing with T), Theorem 2 and Lemma 3 for strongly convex ones.
+_OTHER_SETTING = {"strongly_convex": ("zhang17.thm_3", "zhang17.lemma_2"),
+                  "convex": ("zhang17.thm_2", "zhang17.lemma_3")}
+
+
+def cites(vector: dict) -> list[str]:
+    """The records a vector's run is an instance of: Algorithm 1 cites the theorem and lemma of the
+    setting it runs in (``parameters.setting``, else strongly convex iff the loss's strong convexity
+    is positive, as :func:`reference.zhang17.output_perturbation_gd` decides)."""
+    ids = list(SPEC_IDS[vector["algorithm"]])
+    if vector["algorithm"] != "zhang17 Alg.1":
+        return ids
+    setting = vector["parameters"].get("setting")
+    if setting is None:
+        setting = "strongly_convex" if build_loss(vector["inputs"]["loss"]).constants.strong_convexity > 0 else "convex"
+    return [i for i in ids if i not in _OTHER_SETTING[setting]]
+
 
 _ALG1_KEYS = ("epsilon", "delta", "minimiser_norm", "setting", "steps", "sensitivity_formula", "calibration", "runs")
 
@@ -144,9 +164,10 @@ def build_vector(case: dict, tape: NoiseTape | None) -> dict:
     """The complete vector of ``case``; ``tape=None`` draws one from the case's seed."""
     p = len(case["data"][0]) - (0 if case["loss"]["name"] == "Welsch" else 1)
     vector = {
-        "id": case["id"], "algorithm": case["algorithm"], "spec": SPEC_IDS[case["algorithm"]],
+        "id": case["id"], "algorithm": case["algorithm"],
         "inputs": {"data": case["data"], "loss": case["loss"], "domain": {"name": "Rp", "parameters": {"dim": p}}},
         "parameters": case["parameters"],
         "tolerance": TOL_ALG1 if case["algorithm"] == "zhang17 Alg.1" else TOL_ALG2,
     }
+    vector["spec"] = cites(vector)
     return complete(vector, tape, seed=case["seed"], run=_run, compute=compute)

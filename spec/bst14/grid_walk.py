@@ -184,6 +184,7 @@ THM_III_4 = register(SpecRecord(
             "e^(epsilon/3 + 2 epsilon/3). The test checks the split exactly on a grid, including an "
             "adversarial sampler error that attains epsilon.",
             ("tests/spec/bst14/test_grid_walk.py::test_thm_III_4_budget_split",),
+            slug="weight-exponent",
         ),
         Flag(
             FlagKind.CONSTANT_MADE_CONCRETE,
@@ -224,6 +225,7 @@ THM_III_4 = register(SpecRecord(
             "polynomial conductance bound is not reproduced. The small-grid tests compare K with the exact "
             "multiplicative distance of P^K to pi.",
             ("tests/spec/bst14/test_grid_walk.py::test_thm_III_4_sampler_constants",),
+            slug="sampler-constants",
         ),
         Flag(
             FlagKind.CAVEAT,

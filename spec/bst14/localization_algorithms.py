@@ -116,6 +116,7 @@ ALG_3 = register(SpecRecord(
             "(for p = 1, ||b|| is exponential and Pr[||b|| > zeta E||b||] = e^-zeta > 1/e when zeta < 1). "
             "The radius is privacy-irrelevant (post-processing).",
             ("tests/spec/bst14/test_localization_algorithms.py::test_alg_3_zeta_condition_contradicts_alg_4",),
+            slug="zeta-above-one",
         ),
     ),
     notes=(

@@ -511,6 +511,7 @@ THM_II_1 = register(SpecRecord(
             "(composition_overshoot). Lemma II.2 is also applied to a Gaussian on a high-probability "
             "event, which is informal (bst14.lemma_II_2).",
             ("tests/spec/bst14/test_noisy_sgd_privacy.py::test_thm_II_1_chain_overshoot",),
+            slug="proof-does-not-close",
         ),
         Flag(
             FlagKind.CAVEAT,

@@ -132,6 +132,7 @@ ALG_3 = register(SpecRecord(
             "of T Gaussian releases (wang17.thm_5_3).",
             (f"{TEST_FILE}::test_printed_y_step_is_noiseless", f"{TEST_FILE}::test_printed_output_is_deterministic_at_T_1",
              f"{TEST_FILE}::test_printed_y_iterates_differ_given_the_same_noise"),
+            slug="noisy-y-step",
         ),
         Flag(
             FlagKind.RECONSTRUCTED,
@@ -143,6 +144,7 @@ ALG_3 = register(SpecRecord(
             "(module docstring; sympy). Either may be the authors' intent (the proofs are not in the "
             "paper); privacy does not depend on it.",
             (f"{TEST_FILE}::test_coupling_condition_reading",),
+            slug="alpha-with-diameter",
         ),
     ),
     notes=(
@@ -332,6 +334,7 @@ THM_5_4 = register(SpecRecord(
             "sum of the two equal terms) and n T = O(n^1.5 sqrt(epsilon) ...) gradients, as in Table 3 "
             "(sympy).",
             (f"{TEST_FILE}::test_thm_5_4_reconstruction",),
+            slug="steps",
         ),
     ),
 ))

@@ -112,6 +112,7 @@ ALG_4 = register(SpecRecord(
             "E||grad F(x_m)||^2 for m uniform on {0, ..., T-1} (sympy telescoping; exact check on a "
             "quadratic, where the bound holds for that range).",
             (f"{TEST_FILE}::test_output_index_range",),
+            slug="output-index",
         ),
     ),
     notes=(
@@ -226,6 +227,7 @@ THM_6_2 = register(SpecRecord(
             "bound at the record's T up to logarithms, and those of the strongly convex lower bound "
             "p / (n^2 epsilon^2) the paper compares with.",
             (f"{TEST_FILE}::test_pl_rates",),
+            slug="steps",
         ),
     ),
 ))
@@ -282,6 +284,7 @@ THM_6_3 = register(SpecRecord(
             "sqrt(h_0) and 4 (1 + sqrt(1 + epsilon/ln(1/delta))), which tends to 8 (sympy); hence the "
             "exponents -1 in n, +1/2 in p, -1 in epsilon.",
             (f"{TEST_FILE}::test_nonconvex_rates",),
+            slug="steps",
         ),
     ),
 ))

@@ -313,6 +313,7 @@ THM_4_2 = register(SpecRecord(
             "-2 in n, +1 in p, -2 in epsilon; at T epochs the contraction leaves 2^-T of the initial gap, "
             "which T brings to p G^2 ln(1/delta) / (n^2 epsilon^2 mu) (checked in sympy).",
             (f"{TEST_FILE}::test_thm_4_2_reconstruction",),
+            slug="garbled-parameters",
         ),
         Flag(
             FlagKind.CAVEAT,

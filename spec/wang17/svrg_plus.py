@@ -244,6 +244,7 @@ THM_4_4 = register(SpecRecord(
             "the SVRG++ rate O(1/(2^T m)) balanced against noise growing like 2^T m: the balance point "
             "2^T m ~ n epsilon L / (G sqrt(p ln(1/delta))) gives T and the bound (sympy).",
             (f"{TEST_FILE}::test_thm_4_4_reconstruction",),
+            slug="epochs",
         ),
         Flag(
             FlagKind.CAVEAT,

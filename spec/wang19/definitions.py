@@ -309,6 +309,7 @@ LEMMA_1 = register(SpecRecord(
             "is exactly epsilon'/2 for every k and delta' (sympy), which is how Dwork-Roth Corollary 3.21 closes; "
             "no other reading of the garble has this property.",
             (f"{_TESTS}::test_lemma_1_garble",),
+            slug="log-garble",
         ),
     ),
     notes=(

@@ -250,6 +250,7 @@ THM_4 = register(SpecRecord(
             "this identity (at ||C||_2 = 2, G_C = 1, n epsilon = 1000, delta = 1e-5 it is 0.880 times the repaired "
             "step).",
             (f"{_TESTS}::test_fourth_root_garble",),
+            slug="step-size-fourth-root",
         ),
         Flag(
             FlagKind.CONSTANT_MADE_CONCRETE,

@@ -222,6 +222,7 @@ ALG_4 = register(SpecRecord(
             "instead of eps_0/2' twin) reaches 2 epsilon_0 (within 1e-9) there, and checks the per-step budget "
             "against spec.composition.",
             (f"{_TESTS}::test_exponential_mechanism_reconstruction",),
+            slug="exponential-mechanism",
         ),
         Flag(
             FlagKind.CAVEAT,
@@ -368,6 +369,7 @@ THM_6 = register(SpecRecord(
             "sympy that at the paper's T and step the high-probability bound is O(ln(1/delta)^{1/4} ...) (its "
             "exponent in ln(1/delta) is 1/4), and that a T free of delta gives exponent 1/2.",
             (f"{_TESTS}::test_steps_garble",),
+            slug="steps-garble",
         ),
         Flag(
             FlagKind.CONSTANT_MADE_CONCRETE,

@@ -203,6 +203,7 @@ ALG_3 = register(SpecRecord(
             "while V/2 gives ||x - u||^2/4 for every gamma: the step size would drop out of the projection. The "
             "test also solves the 1-D mirror step in closed form and compares it with the proximal step of (2).",
             (f"{_TESTS}::test_generalised_projection_erratum",),
+            slug="bregman-step",
         ),
     ),
     notes=(

@@ -151,6 +151,7 @@ ALG_1 = register(SpecRecord(
             "(epsilon, delta) = (1, 1e-5) the printed noise (with rho, not rho^2) has exact epsilon 2.13 for "
             "every n and T (the Gaussian-DP parameter sqrt(T) (2G/n)/sigma does not depend on them).",
             (f"{_TESTS}::test_step_3_lipschitz_typo",),
+            slug="lipschitz-not-smoothness",
         ),
         Flag(
             FlagKind.ERRATUM,
@@ -163,6 +164,7 @@ ALG_1 = register(SpecRecord(
             "sensitivity 2G/n; with rho^2 the leading term is 32 G^2 T ln(1/delta)^2/(n^2 epsilon^4). At (20, "
             "1e-5) the rho^2 noise is 0.450 times the needed and its exact epsilon is 53.3.",
             (f"{_TESTS}::test_step_3_rho_squared_typo",),
+            slug="rho-not-rho-squared",
         ),
         Flag(
             FlagKind.ERRATUM,
@@ -173,6 +175,7 @@ ALG_1 = register(SpecRecord(
             "rho* = (sqrt(a + epsilon) - sqrt(a))^2; the printed form simplifies to epsilon^2 (sympy). With that rho the "
             "noise at (1, 1e-5) has exact epsilon 6.57.",
             (f"{_TESTS}::test_remark_misplaced_root",),
+            slug="rho-closed-form",
         ),
     ),
     notes=(

@@ -222,6 +222,7 @@ ALG_2 = register(SpecRecord(
             "bound and none for the corrected one. form='printed' of smooth_bound keeps it for audit "
             "twins.",
             (f"{_TESTS}::test_printed_bound_counterexample", f"{_TESTS}::test_smooth_bound_exhaustive_grid"),
+            slug="printed-bound-not-smooth",
         ),
         Flag(
             FlagKind.RECONSTRUCTED,
@@ -233,6 +234,7 @@ ALG_2 = register(SpecRecord(
             "e^t. Also at m = 2, n = 6, [a, b] = [0, 2], t = 0.05 over {-1, ..., 4, -100, 100}, where "
             "the printed bound fails too.",
             (f"{_TESTS}::test_smooth_bound_exhaustive_grid", f"{_TESTS}::test_printed_bound_counterexample"),
+            slug="smooth-bound",
         ),
         Flag(
             FlagKind.ERRATUM,
@@ -247,6 +249,7 @@ ALG_2 = register(SpecRecord(
             "default 938030 > n/2, so m is capped at 49999 and the noise-scale floor is still 289; "
             "there Algorithm 3 needs n of about 2e6.",
             (f"{_TESTS}::test_constant_trim_ruins_utility",),
+            slug="trim-default",
         ),
     ),
     notes=(

@@ -180,6 +180,7 @@ EQ_9 = register(SpecRecord(
             "implementation of the estimator (m = a, sigma = b), as reported; that code was not re-read here.",
             (f"{_TESTS}::test_correction_symbolic", f"{_TESTS}::test_correction_quadrature",
              f"{_TESTS}::test_correction_at_b_zero"),
+            slug="correction-term",
         ),
         Flag(
             FlagKind.CAVEAT,
@@ -214,6 +215,7 @@ _BETA_FLAG = Flag(
     "Holland's public code reportedly uses beta = sqrt(2 ln(1/delta)) in one dimension; a "
     "PAC-Bayes sketch gives the O(sqrt(v ln(1/delta')/n)) rate for any beta = Theta(ln(1/delta')).",
     (f"{_TESTS}::test_noise_precision_does_not_affect_privacy",),
+    slug="noise-precision",
 )
 
 LEMMA_3 = register(SpecRecord(

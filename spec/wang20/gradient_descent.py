@@ -145,6 +145,7 @@ _LINE_4_FLAG = Flag(
     "sqrt(2 ln(1/delta)) = 5.30 at epsilon = 1, delta = 1e-5 (and 1.98 at epsilon = 0.5, delta = 1e-3). "
     "Formula coordinate_epsilon_printed keeps the printed budget for the audit twin.",
     (f"{_TESTS}::test_alg_3_line_4_erratum", f"{_TESTS}::test_thm_4_epsilon_tilde_solved"),
+    slug="epsilon-tilde-budget",
 )
 
 _LINE_4_SIZE_FLAG = Flag(

@@ -236,6 +236,7 @@ ALG_1 = register(SpecRecord(
             "configurations (m = 30, beta = 1) reach 2.2 e^beta. The bound used (module docstring) "
             "has 0 violations on the same pairs.",
             (f"{_TESTS}::test_top_radii_are_not_smooth",),
+            slug="attention-radius-mean",
         ),
         Flag(
             FlagKind.RECONSTRUCTED,
@@ -253,6 +254,7 @@ ALG_1 = register(SpecRecord(
             "beta = 1, |g(x) - g(y)| = 3 > S(x) = 2.94.",
             (f"{_TESTS}::test_smooth_bound_exhaustive", f"{_TESTS}::test_smooth_bound_random",
              f"{_TESTS}::test_attention_rank"),
+            slug="smooth-bound",
         ),
         Flag(
             FlagKind.CAVEAT,

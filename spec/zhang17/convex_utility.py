@@ -124,7 +124,8 @@ THM_2 = register(SpecRecord(
     symbols=(S_L, S_BETA, S_MU, S_D, S_N, S_EPS, S_DELTA, S_DNORM, S_T),
     assumptions=(DELTA_LT_1, MU_LE_BETA),
     formulas=(
-        Formula("learning_rate", ETA_SC, "eta = 1/(mu + beta)", Rounding.NEAREST),
+        Formula("learning_rate", ETA_SC, "eta = 1/(mu + beta), rounded down (Lemma 3 needs eta <= 1/(mu + beta))",
+                Rounding.DOWN),
         Formula("sensitivity", DELTA_SC, "Delta = 5 L (mu + beta)/(n mu beta) (Lemma 3, as printed)", Rounding.UP),
         Formula("sensitivity_tight", DELTA_SC_TIGHT, "Delta = 2 L (mu + beta)/(n mu beta) (Lemma 3, tight option)",
                 Rounding.UP),
@@ -177,6 +178,7 @@ THM_2 = register(SpecRecord(
             "printed order, prefactor (mu^2 + beta^2)/(mu beta) included. The test checks the balance "
             "at T and its failure at T - 1, the sandwich, and the contraction on quadratics.",
             (f"{_TESTS}::test_thm_2_steps_balance", f"{_TESTS}::test_thm_2_contraction_on_quadratics"),
+            slug="steps",
         ),
         Flag(
             FlagKind.ERRATUM,
@@ -245,7 +247,7 @@ THM_3 = register(SpecRecord(
     symbols=(S_L, S_BETA, S_D, S_N, S_EPS, S_DELTA, S_DNORM, S_T),
     assumptions=(DELTA_LT_1,),
     formulas=(
-        Formula("learning_rate", ETA_C, "eta = 1/beta", Rounding.NEAREST),
+        Formula("learning_rate", ETA_C, "eta = 1/beta, rounded down (Lemma 2 needs eta <= 1/beta)", Rounding.DOWN),
         Formula("sensitivity", DELTA_C, "Delta = 3 L T/(beta n) (Lemma 2 at eta = 1/beta)", Rounding.UP),
         Formula("sensitivity_tight", DELTA_C_TIGHT, "Delta = 2 L T/(beta n) (Lemma 2, tight option)", Rounding.UP),
         Formula("steps_pure", sp.Max(1, T_STAR_C_PURE), "eps-DP: T = ceil(T*), T*^3 = beta^2 n^2 eps^2 D^2/(9 L^2 "
@@ -294,6 +296,7 @@ THM_3 = register(SpecRecord(
             "<= 2.62 and (18 ln(2/delta)/ln(1/delta))^(1/3) (<= 2.75 for delta <= 0.01). The test solves the "
             "balance with sympy and checks the constants and the rates (-2/3, 2/3 resp. 1/3, -2/3).",
             (f"{_TESTS}::test_thm_3_steps_and_constants",),
+            slug="steps",
         ),
         Flag(
             FlagKind.CAVEAT,

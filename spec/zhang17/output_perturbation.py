@@ -265,6 +265,7 @@ THM_1 = register(SpecRecord(
             "epsilon and smaller than the printed sigma on the whole tested range.",
             (f"{_TESTS}::test_gaussian_failure_epsilon_at_1e_5",
              f"{_TESTS}::test_analytic_calibration_is_private_and_smaller"),
+            slug="gaussian-large-epsilon",
         ),
         Flag(
             FlagKind.CAVEAT,

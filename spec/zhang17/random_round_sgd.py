@@ -428,6 +428,7 @@ THM_5 = register(SpecRecord(
             "in place of D_F (the bounds increase in D_F). The test exhibits neighbours with different D_F "
             "and steps on a quadratic loss and checks the dominance.",
             (f"{_TESTS}::test_thm_5_public_distance_bound",),
+            slug="public-initial-gap",
         ),
         Flag(
             FlagKind.ERRATUM,
@@ -447,6 +448,7 @@ THM_5 = register(SpecRecord(
             "would fit the fragment too but not the stated rate's D_F. The test checks the algebra on both "
             "branches of the min.",
             (f"{_TESTS}::test_thm_5_step_size_bound",),
+            slug="step-size",
         ),
         Flag(
             FlagKind.CAVEAT,

@@ -131,6 +131,7 @@ LEMMA_2 = register(SpecRecord(
             "So 3 is valid, with room.",
             (f"{_TESTS}::test_lemma_2_recursion_supremum", f"{_TESTS}::test_lemma_2_induction_threshold",
              f"{_TESTS}::test_lemma_2_reading_matches_theorem_3"),
+            slug="sensitivity-constant",
         ),
         Flag(
             FlagKind.CAVEAT,

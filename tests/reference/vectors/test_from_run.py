@@ -18,7 +18,8 @@ from reference.vectors.from_run import GENERIC_TOLERANCE, main_output, record_ru
 from reference.vectors.generate import SCHEMA_PATH, vector_dir
 
 HERE = Path(__file__).resolve().parent
-ALGORITHM = {"bst14 Alg.1": "bst14.alg_1", "bst14 Alg.3": "bst14.alg_3", "bst14 Alg.4": "bst14.alg_4"}
+ALGORITHM = {"bst14 Alg.1": "bst14.alg_1", "bst14 Alg.2": "bst14.alg_2", "bst14 Alg.3": "bst14.alg_3",
+             "bst14 Alg.4": "bst14.alg_4"}
 
 
 def _replayer():
@@ -74,7 +75,8 @@ def test_generic_vector_for_an_algorithm_without_cases():
     assert vector["id"] == "my-alg2-run" and vector["algorithm"] == "bst14 Alg.2"
     assert vector["spec"] == list(result.spec_ids)
     assert vector["parameters"] == {"epsilon": 1.0, "runs": 3, "sampler": "LinearBallSampler"}
-    assert vector["derived"] == {"n": 3, "p": 2, "lipschitz": 1.0, "diameter": 2.0, "coefficient": 0.25}
+    assert vector["derived"] == {"n": 3, "p": 2, "lipschitz": 1.0, "diameter": 2.0, "coefficient": 0.25,
+                                 "sampler_epsilon": 1.0}
     assert vector["checkpoints"] == [] and vector["tolerance"] == GENERIC_TOLERANCE
     again = bst14.exp_sampling(data, loss=Linear(data_norm=1.0), domain=L2Ball(radius=1.0, dim=2), epsilon=1.0,
                                runs=3, sampler=bst14.LinearBallSampler(),

@@ -1,12 +1,12 @@
-"""Independent replay of the bst14 Algorithm 1 known-answer vectors.
+"""Independent replay of the bst14 Algorithm 1 and 2 known-answer vectors.
 
-Written from the README's "Known-answer vectors (bst14)" section, the vector JSON Schema
-(reference/vectors/schema.json) and the paper (Bassily, Smith, Thakurta 2014: Algorithm 1,
-Section II, Theorems II.1 and II.4) alone. It shares no code with reference/ and imports
+Written from docs/vectors/bst14.md, the vector JSON Schema (reference/vectors/schema.json) and the
+paper (Bassily, Smith, Thakurta 2014: Algorithms 1 and 2, Sections II-III, Theorems II.1 and II.4)
+alone. It shares no code with reference/ and imports
 nothing from the project: only the Python standard library (json, math, pathlib) and pytest.
 Every number except the inputs and the noise tape is recomputed here and compared with the
-vector; sigma is derived for the "printed" and "rigorous" calibrations (README step 3) and
-taken from `derived` only for the numerical ones, as the README prescribes.
+vector; sigma is derived for the "printed" and "rigorous" calibrations (replay step 3) and
+taken from `derived` only for the numerical ones, as the replay steps prescribe.
 """
 import json
 import math
@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 VECTOR_DIR = Path(__file__).resolve().parents[3] / "reference" / "vectors" / "bst14"
-DERIVED_REL = 1e-13  # own double evaluation vs the vector's 50-digit values (README: ~1e-15)
+DERIVED_REL = 1e-13  # own double evaluation vs the vector's 50-digit values (docs/vectors: ~1e-15)
 
 
 def load_alg1_vectors():
@@ -27,7 +27,7 @@ def load_alg1_vectors():
     return out
 
 
-# ---- constants (README "Replaying Algorithm 1", steps 2-4; paper Alg. 1 line 1, Thm II.4) ----
+# ---- constants (docs/vectors/bst14.md "Replaying Algorithm 1", steps 2-4; paper Alg. 1 line 1, Thm II.4) ----
 
 def loss_constants(loss):
     name, b = loss["name"], loss["bounds"]
@@ -68,7 +68,7 @@ def learning_rate(t, schedule, n, p, lip, delta_sc, sigma, diam):
     raise ValueError("unknown schedule " + schedule)
 
 
-# ---- loss (sub)gradients and projections (README step 6) ----
+# ---- loss (sub)gradients and projections (replay step 6) ----
 
 def dot(a, b):
     return sum(x * y for x, y in zip(a, b))
@@ -116,7 +116,7 @@ def replay_alg1(vec):
         sigma = printed_sigma(lip, n, par["epsilon"], par["delta"])
     elif par["calibration"] == "rigorous":
         sigma = rigorous_sigma(lip, n, par["epsilon"], par["delta"])
-    else:  # README step 3: numerical calibrations, take derived.sigma
+    else:  # replay step 3: numerical calibrations, take derived.sigma
         sigma = vec["derived"]["sigma"]
     diam = diameter(inp["domain"])
     etas = [learning_rate(t, par["schedule"], n, p, lip, delta_sc, sigma, diam)
@@ -185,7 +185,7 @@ def test_replay_alg1_vector(path):
     assert close(res["diameter"], der["diameter"], 0.0, DERIVED_REL)
     assert close(res["sigma"], der["sigma"], 0.0, DERIVED_REL)
     if par["calibration"] == "printed":
-        # README: reference rounds the 50-digit value up to a double
+        # the replay steps: the reference rounds the 50-digit value up to a double
         assert der["sigma"] >= res["sigma"] * (1.0 - 1e-15)
     assert len(der["learning_rates"]) == res["T"]
     for t, (got, want) in enumerate(zip(res["learning_rates"], der["learning_rates"]), 1):
@@ -230,7 +230,7 @@ def test_vector_is_sensitive_to_the_gradient(path, monkeypatch):
 
 def test_a_vector_hits_the_kink_exactly_once_and_tests_its_convention(monkeypatch):
     """bst14-alg1-hinge-ball-kink: the margins of the sampled records cross 1 and equal it at one
-    step only, so the README's convention at the kink (subgradient 0) decides the output: a replay
+    step only, so the documented convention at the kink (subgradient 0) decides the output: a replay
     that takes -y x there (the other end of the subdifferential) misses the vector."""
     path = VECTOR_DIR / "bst14-alg1-hinge-ball-kink.json"
     vec = json.loads(path.read_text())
@@ -255,3 +255,55 @@ def test_a_vector_hits_the_kink_exactly_once_and_tests_its_convention(monkeypatc
     monkeypatch.setitem(globals(), "gradient", other_convention)
     with pytest.raises(AssertionError):
         test_replay_alg1_vector(path)
+
+
+# ---- Algorithm 2 (docs/vectors/bst14.md "Replaying Algorithm 2") ----
+
+def load_alg2_vectors():
+    return [pytest.param(p, id=p.stem) for p in sorted(VECTOR_DIR.glob("*.json"))
+            if json.loads(p.read_text())["algorithm"] == "bst14 Alg.2"]
+
+
+def replay_alg2(vec):
+    """Rejection rounds of N(mean, I/(c n)) draws until each run lands in the ball; returns (outputs,
+    the smallest distance of an attempt's norm to the radius)."""
+    data, prm = vec["inputs"]["data"], vec["parameters"]
+    assert vec["inputs"]["loss"]["name"] == "HalfSquaredDistance" and vec["inputs"]["domain"]["name"] == "L2Ball"
+    n, p, runs = len(data), len(data[0]), prm["runs"]
+    lip, _ = loss_constants(vec["inputs"]["loss"])
+    radius = vec["inputs"]["domain"]["parameters"]["radius"]
+    c = prm["epsilon"] / (2 * lip * 2 * radius)
+    mean = [sum(row[j] for row in data) / n for j in range(p)]
+    der = vec["derived"]
+    assert close(der["coefficient"], c, 0.0, DERIVED_REL) and der["coefficient"] <= c * (1 + 1e-15)
+    assert all(close(a, b, 1e-15, 0.0) for a, b in zip(der["mean"], mean))
+    out, pending, margin = [None] * runs, list(range(runs)), math.inf
+    for entry in vec["tape"]["entries"]:
+        assert entry["label"] == "bst14 Alg.2 L2 quadratic: gaussian" and entry["kind"] == "normal"
+        assert entry["shape"] == [len(pending), p]
+        still = []
+        for j, r in enumerate(pending):
+            theta = [mean[i] + entry["values"][j * p + i] / math.sqrt(der["coefficient"] * n) for i in range(p)]
+            norm = math.sqrt(dot(theta, theta))
+            margin = min(margin, abs(norm - radius))
+            if norm <= radius:
+                out[r] = theta
+            else:
+                still.append(r)
+        pending = still
+    assert not pending, "the tape ends before every run is accepted"
+    return out, margin
+
+
+@pytest.mark.parametrize("path", load_alg2_vectors())
+def test_replay_alg2_vector(path):
+    vec = json.loads(path.read_text())
+    out, margin = replay_alg2(vec)
+    assert margin > 1e-3  # the tolerance's justification: acceptance decisions do not depend on rounding
+    assert_matrix_close(out, vec["output"]["theta"], vec["tolerance"], "output")
+
+
+def test_every_alg2_vector_rejects_a_draw():
+    """The committed Algorithm 2 vector exercises a rejection (a run's first draw lands outside C)."""
+    vec = json.loads(load_alg2_vectors()[0].values[0].read_text())
+    assert len(vec["tape"]["entries"]) > 1

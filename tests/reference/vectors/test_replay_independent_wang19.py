@@ -1,6 +1,6 @@
 """Independent replay of the wang19 known-answer vectors (Algorithms 1-4).
 
-Written from the README's "Known-answer vectors (wang19)" section and the paper (Wang and Xu 2019,
+Written from docs/vectors/wang19.md and the paper (Wang and Xu 2019,
 Algorithms 1-4, equation (3), Theorems 2, 4, 5, 6) alone. It shares no code with reference/ and imports
 nothing from the project: only the Python standard library and pytest. Every derived number is
 recomputed here and compared with the vector, then every iterate and the output.
@@ -19,7 +19,7 @@ def load_vectors():
     return [pytest.param(p, id=p.stem) for p in sorted(VECTOR_DIR.glob("*.json"))]
 
 
-# ---- losses (README step 2) ----
+# ---- losses (replay step 2) ----
 
 def constants(loss):
     b = loss["bounds"]
@@ -55,7 +55,7 @@ def gradient(loss, theta, data):
     return [a / len(data) for a in g]
 
 
-# ---- constants (README steps 3-5) ----
+# ---- constants (replay steps 3-5) ----
 
 def width_l2_ball(radius, p):
     return radius * math.sqrt(2) * math.exp(math.lgamma((p + 1) / 2) - math.lgamma(p / 2))
@@ -82,8 +82,9 @@ def derive(v):
         out["gaussian_width"] = GC
         out["learning_rate"] = min(1.0, ((D * D + GC * GC) * a) ** 0.25 / (D * math.sqrt(n * eps)))
     elif alg == "wang19 Alg.3":
-        out["learning_rate"] = 1 / (2 * L * 2.0)  # D^2 = 2 for the probability simplex
-        out["modulus"] = 1.0
+        rad = dom["parameters"]["radius"]
+        out["learning_rate"] = 1 / (2 * L * (2 * rad) ** 2)  # gamma = 1/(2 L ||C||_2^2)
+        out["modulus"] = rad * rad  # ||x||_2^2/2 w.r.t. ||.||_C = ||.||_2/rad
     else:
         rad = dom["parameters"]["radius"]
         e0 = eps / math.sqrt(8 * T * a)
@@ -94,7 +95,7 @@ def derive(v):
     return out
 
 
-# ---- one step (README step 7) ----
+# ---- one step (replay step 7) ----
 
 def step(v, d, x, draw):
     alg, loss, data = v["algorithm"], v["inputs"]["loss"], v["inputs"]["data"]
@@ -128,10 +129,11 @@ def step(v, d, x, draw):
         norm = math.sqrt(sum(c * c for c in g))
         vert = [-rad * c / norm for c in g]
         return [xi + gamma * (vi - xi) for xi, vi in zip(x, vert)]
-    expo = [math.log(xi) - gamma * gi for xi, gi in zip(x, g)]
-    top = max(expo)
-    w = [math.exp(e - top) for e in expo]
-    return [wi / sum(w) for wi in w]
+    # Algorithm 3 with w = ||x||_2^2/(2 modulus): the projected step of the raw w at eta = modulus * gamma
+    rad, eta = dom["parameters"]["radius"], d["modulus"] * gamma
+    vv = [xi - eta * gi for xi, gi in zip(x, g)]
+    norm = math.sqrt(sum(c * c for c in vv))
+    return [c * rad / norm for c in vv] if norm > rad else vv
 
 
 @pytest.mark.parametrize("path", load_vectors())

@@ -1,6 +1,6 @@
-"""Independent replay of the wang20 known-answer vectors (Algorithms 2, 3 and 4).
+"""Independent replay of the wang20 known-answer vectors (Algorithms 1-4).
 
-Written from the README's "Known-answer vectors (wang20)" section, the schema and the paper alone:
+Written from docs/vectors/wang20.md, the schema and the paper alone:
 only the Python standard library (json, math, pathlib) and pytest; nothing of the project is imported.
 Every number except the inputs and the tape is recomputed here and compared with the vector.
 """
@@ -35,7 +35,7 @@ def assert_rows(got, want, tol, what):
             assert close(g, w, tol), (what, g, w)
 
 
-# ---- Algorithm 2 (README "Replaying Algorithm 2") ----
+# ---- Algorithm 2 (docs/vectors/wang20.md "Replaying Algorithm 2") ----
 
 def default_trim(n, t, a, b):
     return min(max(0, math.ceil(math.log(n * (b - a)) / t)), (n - 1) // 2)
@@ -76,7 +76,7 @@ def test_replay_alg2(path):
     assert ("default-trim" in vec["flags"]) == ("trim" not in prm)
 
 
-# ---- gradients, projection (README "Replaying Algorithm 3/4") ----
+# ---- gradients, projection (docs/vectors/wang20.md "Replaying Algorithm 3/4") ----
 
 def gradient(name, w, row):
     d = len(w)
@@ -153,14 +153,14 @@ def test_replay_alg3(path):
     check_checkpoints(vec, descend(vec, estimate, steps, 1 / prm["smoothness"], "wang20 Alg.3 L4 Y"))
 
 
-# ---- Algorithm 4 (README "Replaying Algorithm 4", step 4) ----
+# ---- Algorithm 4 (docs/vectors/wang20.md "Replaying Algorithm 4", step 4) ----
 
 def npdf(z):
     return math.exp(-z * z / 2) / math.sqrt(2 * math.pi)
 
 
 def smoothed(a, b):
-    """E phi(X), X ~ N(a, b^2), README step 4 (Simpson's rule on 4000 panels in case c)."""
+    """E phi(X), X ~ N(a, b^2), replay step 4 (Simpson's rule on 4000 panels in case c)."""
     if b == 0:
         value = max(-C, min(C, a - a**3 / 6))
     else:
@@ -211,3 +211,74 @@ def test_replay_alg4(path):
         return s * sum(terms) / len(terms) + sigma * z
 
     check_checkpoints(vec, descend(vec, estimate, steps, 1 / prm["smoothness"], "wang20 Alg.4 L3 Z"))
+
+
+# ---- Algorithm 1 (docs/vectors/wang20.md "Replaying Algorithm 1") ----
+
+ROUND_UP = 1.0 + 16 * 2.0 ** -53
+
+
+def dist(a, b):
+    return math.sqrt(sum((x - y) ** 2 for x, y in zip(a, b)))
+
+
+@pytest.mark.parametrize("path", vectors("wang20 Alg.1"))
+def test_replay_alg1(path):
+    vec = json.loads(path.read_text())
+    data, prm, der = vec["inputs"]["data"], vec["parameters"], vec["derived"]
+    assert vec["inputs"]["loss"]["name"] == "HeavyTailedHalfSquaredDistance"
+    assert prm["block_function"] == "projected_mean" and prm["runs"] == 1
+    n, d, m, eps, delta = len(data), len(data[0]), prm["subsets"], prm["epsilon"], prm["delta"]
+    radius = vec["inputs"]["domain"]["parameters"]["radius"]
+    # step 1: the constants
+    s = math.isqrt(m)
+    gamma = eps / (5 * math.sqrt(2 * math.log(2 / delta)))
+    beta = eps / (4 * (d + math.log(2 / delta)))
+    b, t0 = n // m, (m + s) // 2 + 1
+    big_k, cap = (m - t0) // s, 2 * radius
+    assert (der["multiplicity"], der["block_size"], der["attention_rank"], der["last_shift"]) == (s, b, t0, big_k)
+    assert der["radius_cap"] == cap
+    for key, value in (("shift", gamma), ("dilation", beta), ("noise_multiplier", 1 / gamma)):
+        assert abs(der[key] - value) <= DERIVED_REL * value, key
+    # step 2: rounds of m uniform entries until no record is in more than s subsets
+    entries, k, rounds = vec["tape"]["entries"], 0, 0
+    while True:
+        subsets = []
+        for _ in range(m):
+            e = entries[k]
+            k += 1
+            assert (e["label"], e["kind"], e["shape"]) == ("wang20 Alg.1 L2 subset", "uniform", [1, n])
+            order = sorted(range(n), key=lambda i: (e["values"][i], i))
+            subsets.append(order[:b])
+            gaps = sorted(e["values"])
+            assert min(v - u for u, v in zip(gaps, gaps[1:])) > 0  # no ties: the subsets are exact
+        rounds += 1
+        counts = [sum(i in sub for sub in subsets) for i in range(n)]
+        if max(counts) <= s:
+            break
+    assert der["redraws"] == rounds - 1
+    # step 3: projected block means
+    z = [project([sum(data[i][j] for i in sub) / b for j in range(d)], radius) for sub in subsets]
+    tol = vec["tolerance"]
+    stored = {c["iterate"]: c["theta"] for c in vec["checkpoints"]}
+    assert_rows(z, stored["z"], tol, "z")
+    # step 4: the centre of attention
+    r = [sorted(dist(zi, zj) for zj in z) for zi in z]  # r[i][t - 1] = r_i(t), r_i(1) = 0
+    at_t0 = [ri[t0 - 1] for ri in r]
+    star = at_t0.index(min(at_t0))
+    assert sorted(at_t0)[1] - sorted(at_t0)[0] > 1e-9 or at_t0.count(min(at_t0)) > 1  # argmin not a near-tie
+    g = z[star]
+    assert_rows([g], stored["g"], tol, "g")
+    # step 5: the smooth bound
+    bound = 2 * cap * math.exp(-beta * big_k)
+    for kk in range(big_k):
+        t, j = t0 + (kk + 1) * s, (kk + 1) * s + 1
+        radius_j = sorted(min(ri[t - 1], cap) for ri in r)[j - 1]
+        bound = max(bound, math.exp(-beta * kk) * 2 * radius_j)
+    bound *= ROUND_UP
+    assert_rows([[bound]], stored["S"], tol, "S")
+    # step 6: the release
+    u = entries[k]
+    assert (u["label"], u["kind"], u["shape"]) == ("wang20 Alg.1 L6 u", "normal", [1, d]) and k + 1 == len(entries)
+    theta = [gj + bound * der["noise_multiplier"] * ROUND_UP * uj for gj, uj in zip(g, u["values"])]
+    assert_rows([theta], vec["output"]["theta"], tol, "output")

@@ -1,10 +1,10 @@
 """Independent replay of the zhang17 known-answer vectors (Algorithms 1 and 2).
 
-Written from the README's "Known-answer vectors (zhang17)" section, the vector JSON Schema and the
+Written from docs/vectors/zhang17.md, the vector JSON Schema and the
 paper (Zhang, Zheng, Mou and Wang 2017: Algorithms 1-2, Lemmas 2-3, Theorems 2, 3 and 5) alone. It
 shares no code with reference/ or spec/ and imports nothing from the project: only the Python
 standard library (json, math, pathlib) and pytest. Every number except the inputs, the noise tape
-and the analytic sigma (a numerical root, README step A6) is recomputed here and compared.
+and the analytic sigma (a numerical root, replay step A6) is recomputed here and compared.
 """
 import json
 import math
@@ -28,7 +28,7 @@ def dot(a, b):
     return sum(x * y for x, y in zip(a, b))
 
 
-# ---- losses: constants (README A2 / B1), gradients, the value at 0 (B1)
+# ---- losses: constants (replay steps A2 / B1), gradients, the value at 0 (B1)
 
 def constants(loss):
     """(L, beta, mu, domain_radius or None)."""
@@ -111,7 +111,7 @@ class Tape:
         return e["values"]
 
 
-# ---- Algorithm 1 (README A1-A8)
+# ---- Algorithm 1 (replay steps A1-A8)
 
 def replay_alg1(vec):
     inp, par = vec["inputs"], vec["parameters"]
@@ -199,7 +199,7 @@ def test_replay_alg1_vector(path):
     assert ("tight-sensitivity" in flags) == (vec["parameters"].get("sensitivity_formula") == "sensitivity_tight")
 
 
-# ---- Algorithm 2 (README B1-B4)
+# ---- Algorithm 2 (replay steps B1-B4)
 
 def replay_alg2(vec):
     inp, par = vec["inputs"], vec["parameters"]
