@@ -135,8 +135,9 @@ def comparison_figure(nodeid: str, d: dict) -> dict | None:
     """One line per method of a comparison result ``d`` (means with their intervals), or None.
 
     An infinite axis value (a light tail, ``inf``) sits at twice the largest finite one, labelled
-    ``inf``.
+    ``inf``. ``d`` may come straight from ``to_dict`` (its infinities null, listed in ``"infinite"``).
     """
+    d = restore(d)
     values = d.get("values") or []
     if not values or not d.get("series"):
         return None

@@ -165,7 +165,7 @@ def test_noiseless_snapshot_twin_releases_the_snapshot_gradient():
     for data in (inst["pair"].dataset, inst["pair"].neighbour):
         res = planted.dp_svrg_noiseless_snapshot(data, epoch_length=5, rng=1, **kw)
         want = inst["loss"].mean_gradient(inst["x0"], data)
-        np.testing.assert_allclose(res.transcript["v"][0], np.broadcast_to(want, (4, 2)), rtol=1e-15)
+        np.testing.assert_allclose(res.transcript["v"][0], np.broadcast_to(want, (4, 2)), rtol=1e-13)  # two summation orders of one mean
     d = inst["loss"].mean_gradient(inst["x0"], inst["pair"].dataset) - inst["loss"].mean_gradient(
         inst["x0"], inst["pair"].neighbour)
     assert np.linalg.norm(d) > 1e-3  # different point masses: delta(eps) = 1 for every eps
