@@ -73,6 +73,22 @@ def test_a_run_of_algorithm_2_with_another_sampler_is_described_by_the_paper_s_b
     assert np.array_equal(main_output(result), np.asarray(vector["output"]["theta"]))
 
 
+@pytest.mark.parametrize("calibration, expected", [("printed", []),
+                                                    ("rigorous", ["erratum:bst14.thm_II_1:proof-does-not-close"])])
+def test_a_run_carries_the_departures_it_follows(calibration, expected):
+    """A user's run (``dperm run --vector``) lists the departures from the printed paper it follows, as
+    the committed vectors do: bst14 Algorithm 1 with the printed sigma follows none; with the rigorous
+    calibration, which replaces the sigma whose proof does not close, it carries that erratum."""
+    from reference.vectors.departures import departure_flags
+
+    case = next(c for c in cases.CASES if c["id"] == "bst14-alg1-quadratic-ball-lipschitz-rigorous")
+    keywords = {**case["parameters"], "calibration": calibration}
+    _, vector = record_run("bst14.alg_1", np.asarray(case["data"]), id="mine", rng=3, loss=case["loss"],
+                           domain=case["domain"], theta_1=case["theta_1"], **keywords)
+    assert [f for f in vector["flags"] if ":" in f] == expected == departure_flags(vector["spec"], vector["parameters"])
+    _validate(vector)
+
+
 def test_generic_vector_for_an_algorithm_without_a_builder(monkeypatch):
     """An algorithm the paper's vectors module does not describe (here bst14 Algorithm 2, taken out of
     its SPEC_IDS): the vector holds the result's scalars, the output and the tape; replaying the tape
