@@ -63,6 +63,22 @@ def test_a_run_with_a_case_inputs_and_seed_agrees_with_the_committed_vector(case
             assert vector["derived"][name] == stored["derived"][name]
 
 
+@pytest.mark.parametrize("calibration, expected", [("printed", []),
+                                                    ("rigorous", ["erratum:bst14.thm_II_1:proof-does-not-close"])])
+def test_a_run_carries_the_departures_it_follows(calibration, expected):
+    """A user's run (``dperm run --vector``) lists the departures from the printed paper it follows, as
+    the committed vectors do: bst14 Algorithm 1 with the printed sigma follows none; with the rigorous
+    calibration, which replaces the sigma whose proof does not close, it carries that erratum."""
+    from reference.vectors.departures import departure_flags
+
+    case = next(c for c in cases.CASES if c["id"] == "bst14-alg1-quadratic-ball-lipschitz-rigorous")
+    keywords = {**case["parameters"], "calibration": calibration}
+    _, vector = record_run("bst14.alg_1", np.asarray(case["data"]), id="mine", rng=3, loss=case["loss"],
+                           domain=case["domain"], theta_1=case["theta_1"], **keywords)
+    assert [f for f in vector["flags"] if ":" in f] == expected == departure_flags(vector["spec"], vector["parameters"])
+    _validate(vector)
+
+
 def test_generic_vector_for_an_algorithm_without_cases():
     """bst14 Algorithm 2 has no case in reference/bst14/vectors.py: the vector holds the configuration's
     calibrated scalars, the output and the tape; replaying the tape reproduces the output."""
