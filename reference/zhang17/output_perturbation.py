@@ -63,11 +63,20 @@ __all__ = [
     "LABEL_RADIAL",
     "LABEL_GAUSSIAN",
     "SPEC_IDS",
+    "SETTING_SPEC_IDS",
 ]
 
 #: The records whose formulas and claims Algorithm 1 uses.
 SPEC_IDS = ("zhang17.alg_1", "zhang17.thm_1", "zhang17.thm_2", "zhang17.thm_3", "zhang17.lemma_2",
             "zhang17.lemma_3")
+
+#: The records a run in each setting is an instance of: the privacy theorem, and the setting's
+#: utility theorem and sensitivity lemma (Theorem 2 and Lemma 3 strongly convex, Theorem 3 and
+#: Lemma 2 convex). A run cites only these, so that its vector's departures are its setting's.
+SETTING_SPEC_IDS = {
+    "strongly_convex": ("zhang17.alg_1", "zhang17.thm_1", "zhang17.thm_2", "zhang17.lemma_3"),
+    "convex": ("zhang17.alg_1", "zhang17.thm_1", "zhang17.thm_3", "zhang17.lemma_2"),
+}
 
 #: Tape label prefix of line 5's radial noise (RadialLaplace records ``+ ": radius"``, a Gamma(d)
 #: draw, and ``+ ": direction"``, a standard normal vector).
@@ -359,7 +368,7 @@ class OutputPerturbationGD(Configured):
         return cls(loss=loss, regulariser=regulariser, n=n, p=p, epsilon=eps, delta=dl,
                    options={"minimiser_norm": minimiser_norm, "setting": setting, "steps": steps,
                             "sensitivity_formula": sensitivity_formula, "calibration": calibration},
-                   spec_ids=SPEC_IDS, flags=tuple(flags), notes=tuple(notes), allow_unproven=allow_unproven,
+                   spec_ids=SETTING_SPEC_IDS[consts["setting"]], flags=tuple(flags), notes=tuple(notes), allow_unproven=allow_unproven,
                    region=region, setting=consts["setting"], minimiser_norm=consts["minimiser_norm"],
                    learning_rate=consts["learning_rate"], steps=consts["steps"], sensitivity=sens,
                    sensitivity_formula=consts["sensitivity_formula"], noise_law=law, rate=rate, sigma=sigma,

@@ -93,8 +93,6 @@ SPEC_IDS = {
 
 #: The records of the setting Algorithm 1 does not run in: Theorem 3 and Lemma 2 are for convex losses
 #: (steps and sensitivity growing with T), Theorem 2 and Lemma 3 for strongly convex ones.
-_OTHER_SETTING = {"strongly_convex": ("zhang17.thm_3", "zhang17.lemma_2"),
-                  "convex": ("zhang17.thm_2", "zhang17.lemma_3")}
 
 
 def cites(vector: dict) -> list[str]:
@@ -107,7 +105,7 @@ def cites(vector: dict) -> list[str]:
     setting = vector["parameters"].get("setting")
     if setting is None:
         setting = "strongly_convex" if build_loss(vector["inputs"]["loss"]).constants.strong_convexity > 0 else "convex"
-    return [i for i in ids if i not in _OTHER_SETTING[setting]]
+    return [i for i in ids if i in output_perturbation.SETTING_SPEC_IDS[setting]]
 
 
 _ALG1_KEYS = ("epsilon", "delta", "minimiser_norm", "setting", "steps", "sensitivity_formula", "calibration", "runs")

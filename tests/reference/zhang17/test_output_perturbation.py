@@ -193,7 +193,7 @@ def test_runs_share_w_T_and_the_seed_reproduces():
     b = alg.output_perturbation_gd(rows, loss=loss, epsilon=1.0, minimiser_norm=2.0, runs=7, rng=a.seed)
     np.testing.assert_array_equal(a.theta, b.theta)
     np.testing.assert_array_equal(a.theta, a.w_T[None, :] + a.noise)
-    assert a.spec_ids == alg.output_perturbation.SPEC_IDS and a.seed == 42
+    assert a.spec_ids == alg.output_perturbation.SETTING_SPEC_IDS["convex"] and a.seed == 42
     assert Replay(NoiseTape()).exhausted
 
 
