@@ -111,14 +111,16 @@ def test_markdown_reads_right(results):
     ratio = holds["epsilon_lower"] / holds["epsilon"]
     assert f"eps_lower/eps = {holds['epsilon_lower']:.3g}/1 = {ratio:.2f}" in privacy
     assert "| correct |" in privacy and "| not refuted |" in privacy
-    assert "profile margin" in rows[1]
+    assert "profile scale" in rows[1] and "(margin " in rows[1]
     rate = rows[2]
     d = make_report(results).results("s/test_a.py::test_rate")[0]
     lo, hi = d["intervals"]["n"]
     assert f"n {d['slopes']['n']:+.2f} [{lo:+.2f}, {hi:+.2f}] vs -1" in rate and "| passed |" in rate
     assert "ratio" in rows[3] and "band [0.5, 2]" in rows[3]
-    assert "REFUTED (false alarm?)" in rows[4] and "| correct |" in rows[4]  # group gaussian.analytic
-    assert "REFUTED (flagged, expected)" in rows[5] and "| twin |" in rows[5]  # group laplace.mechanism
+    # the float Laplace at a quarter of its scale: refuted by its values and by its low bits
+    assert "REFUTED (values and low bits) (false alarm?)" in rows[4] and "| correct |" in rows[4]
+    assert "REFUTED (values and low bits) (flagged, expected)" in rows[5] and "| twin |" in rows[5]
+    assert "; values eps_lower " in rows[5] and ", low bits eps_lower " in rows[5]
     assert "no result recorded" in rows[6] and rows[6].endswith("| failed |")
     for term, _ in LEGEND:
         assert f"* **{term}**:" in md
