@@ -58,8 +58,10 @@ class ClaimBound:
             # randomized response) then has its exact B at the kink.
             grid = np.unique(np.concatenate([_EPS_GRID, np.asarray(epsilons, dtype=float)]))
             d = np.array([self._delta_value(float(e)) for e in grid])
-            self._eps, self._deltas = grid, d
-            self._slopes, self._intercepts, self._breaks = _envelope_of(grid, d)
+            growth = np.exp(grid)
+            slopes = np.concatenate([growth, 1.0 / growth])
+            intercepts = np.concatenate([d, 1.0 - (1.0 - d) / growth])
+            self._slopes, self._intercepts, self._breaks = _lower_envelope(slopes, intercepts)
         else:
             raise TypeError(
                 f"profile ({profile!r}) must be a callable delta(epsilon) or have a tradeoff(alpha) method"
@@ -110,43 +112,6 @@ class ClaimBound:
         j = np.searchsorted(_A_GRID, a, side="right") - 1
         return self._grid[np.clip(j, 0, _A_GRID.size - 1)]
 
-    def scaled(self, scale: float):
-        """``B_c``: the bound of the claim with every epsilon multiplied by ``c = scale`` (> 0).
-
-        The claim ``P <= e^eps Q + delta(eps)`` for all ``eps`` becomes ``P <= e^(c eps) Q +
-        delta(eps)``: the profile ``delta_c(eps) = delta(eps / c)``. ``B_1`` is this bound;
-        ``B_c`` is nondecreasing in ``c`` (every line's slope ``e^(c eps)`` grows with ``c``,
-        and the complement lines, where they are below 1, too). Computed on the same eps grid as
-        the bound itself (so ``scaled(1)`` is :meth:`exact` for a profile), plus :data:`SLACK`:
-        never below the true ``B_c`` of the grid's profile values. For a trade-off curve ``f``
-        the profile is its conjugate ``delta(eps) = sup_a (1 - f(a) - e^eps a)``, over-estimated
-        on the ``a`` grid (``1 - f`` taken at the next grid point), so ``B_c`` is never below the
-        true value there either. Returns a function of ``a``.
-        """
-        if not scale > 0 or not math.isfinite(scale):
-            raise ParameterError(f"scale ({scale!r}) must be a positive finite number")
-        eps, deltas = self._profile_grid()
-        slopes, intercepts, breaks = _envelope_of(scale * eps, deltas)
-
-        def bound(a):
-            a = np.clip(np.asarray(a, dtype=float), 0.0, 1.0)
-            j = np.searchsorted(breaks, a, side="right")
-            return np.minimum(1.0, slopes[j] * a + intercepts[j]) + SLACK
-
-        return bound
-
-    def _profile_grid(self):
-        """``(eps grid, delta values)``: the profile's own, or a trade-off curve's conjugate."""
-        if self.kind == "profile":
-            return self._eps, self._deltas
-        if not hasattr(self, "_conjugate"):
-            eps = np.concatenate([[0.0], np.geomspace(1e-4, 64.0, 1200)])
-            b_next = np.append(self._grid[1:], 1.0)  # 1 - f on [a_i, a_(i+1)] is at most this
-            d = np.concatenate([np.max(b_next[None, :] - np.exp(e)[:, None] * _A_GRID[None, :], axis=1)
-                                for e in np.array_split(eps, 12)])
-            self._conjugate = (eps, np.clip(d, 0.0, 1.0))
-        return self._conjugate
-
     def on_grid(self, a) -> np.ndarray:
         """Cheap over-estimate (trade-off: grid point at or above ``a``), for ranking and plots."""
         a = np.clip(np.asarray(a, dtype=float), 0.0, 1.0)
@@ -154,15 +119,6 @@ class ClaimBound:
             return self._envelope(a) + SLACK
         j = np.searchsorted(_A_GRID, a, side="left")
         return self._grid[np.clip(j, 0, _A_GRID.size - 1)] + SLACK
-
-
-def _envelope_of(eps: np.ndarray, deltas: np.ndarray):
-    """The lower envelope of the lines ``e^eps a + delta(eps)`` and ``1 - e^-eps (1 - a -
-    delta(eps))`` over the grid (module docstring of :class:`ClaimBound`)."""
-    growth = np.exp(eps)
-    slopes = np.concatenate([growth, 1.0 / growth])
-    intercepts = np.concatenate([deltas, 1.0 - (1.0 - deltas) / growth])
-    return _lower_envelope(slopes, intercepts)
 
 
 def _lower_envelope(slopes: np.ndarray, intercepts: np.ndarray):
