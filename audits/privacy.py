@@ -47,12 +47,27 @@ Chosen in this order (``statistic`` in the result describes it):
    projection on the selection mean difference together with each coordinate on its own; in
    point mode the selection chooses among them (profile mode uses the projection).
 
-In point mode with the default statistic (3.) and floating-point outputs that are not
-discrete, the *low-bit family* (:func:`audits.statistics.bits_family`: classes of sign, binade
-and trailing zero bits of the significand, and repeated values, per coordinate) is tried
-beside it, as a second test with its own share of alpha (below). ``low_bits=False`` turns it
-off (to audit the real-valued idealisation of a floating-point mechanism); ``low_bits=True``
-adds it to a caller's statistic or a ``logpdf`` as well.
+With the default statistic (3.) and floating-point outputs that are not discrete, the
+*low-bit family* (:func:`audits.statistics.bits_family`: classes of sign, binade and trailing
+zero bits of the significand, and repeated values, per coordinate) is tested beside it, in
+point and in profile mode, as a second test with its own share of alpha (below;
+:mod:`audits.low_bits`). ``low_bits=False`` turns it off (to audit the real-valued idealisation
+of a floating-point mechanism); ``low_bits=True`` adds it to a caller's statistic, a ``logpdf``
+or a caller's event as well, and is an error for outputs without low bits (integers, discrete
+values). Whether it ran, and why not, is in the result (``families["low_bits"]``) and on its
+line: it is never skipped silently.
+
+Verdicts name every finding
+---------------------------
+The tests behind a verdict come in two *families*: ``"values"`` (the value test, a caller's
+statistic or event, or profile mode's bands) and ``"low_bits"``. The result records each
+(``families``: whether it refutes, its bound, estimate, share of alpha, event), the families
+that refute (``refuted_by``) and a ``verdict``: ``"not refuted"``, ``"refuted by values"``
+(whether or not the low bits refute too) or ``"refuted only by low bits"`` -- a floating-point
+leak of a mechanism whose real-valued idealisation the values do not refute, fixed by a discrete
+or snapped sampler (``dperm audit`` exits 1 and 4 for the two refutations). The result line
+names each family that refutes, with its bound, and when only the low bits refute it gives the
+values' bound and estimate beside them.
 
 Point mode (no ``profile``)
 ---------------------------
@@ -119,7 +134,11 @@ to the test (``Poisson(runs)`` per dataset) and the event is tested in both dire
 ``alpha / 2`` each (``direction="dataset"`` or ``"neighbour"`` spends all of ``alpha`` on one).
 A rare event that decides the claim is then counted on every run instead of dying in the 15%
 selection share. Soundness: the event is fixed in advance, so each direction's test has size at
-most its share (the proof above with a fixed ``S``); the union bound covers both.
+most its share (the proof above with a fixed ``S``); the union bound covers both. With
+``low_bits=True`` the selection share is held out after all, from the selection streams, for the
+low-bit test (learned and chosen as in point mode, tested on the same ``Poisson(runs - n_sel)``
+test runs at ``s alpha``; the event's directions share ``(1 - s) alpha``); by default a caller's
+event runs no low-bit test, and the result says so.
 
 Profile mode (``profile`` given)
 --------------------------------
@@ -168,6 +187,23 @@ finite grid (which can only be larger), values of ``delta(eps)`` slightly below 
 0, and a slack of ``1e-9`` is added for floating-point error. Hence
 ``lower_p <= B(upper_q)`` for every ``t`` and nothing is flagged; the point-claim part is the
 same argument with ``B(a) = e^eps a + delta``. Coarse grids cost power, never soundness.
+
+*The low-bit test in profile mode.* When it runs (see "The statistic"), the bands spend
+``(1 - s) alpha`` (``alpha`` above becomes ``(1 - s) alpha``) and the low-bit test ``s alpha``:
+its event is learned and chosen on the selection runs as in point mode and counted on the ``m``
+test runs of each dataset (fixed, not Poisson), and the claim is refuted when Clopper-Pearson
+bounds at ``s alpha/2`` each (:func:`audits.event_tests.fixed_runs_test`) put the event beyond the
+point claim or beyond ``B``. The event is fixed by runs independent of the test runs, so this
+test errs with probability at most ``s alpha`` under the claim; the union bound adds the bands'.
+The selection runs may also join the bands (scalar floats): the two tests are not independent,
+which the union bound does not need.
+
+*How close the claim came.* ``profile_scale`` (and ``profile_margin = profile_scale - 1``): the
+largest multiple of the claim's allowance, on the probit scale, that the same bands refute; a
+lower confidence bound on the true multiple up to 1 (for a Gaussian claim of noise ``sigma``
+and Gaussian noise ``sigma'``, on ``sigma / sigma'``), above 1 exactly when the bands refute the
+profile. Definition, proof and the approximate ``profile_runs_to_refute`` in
+:mod:`audits.profile_mode`.
 
 Power: for a Gaussian mechanism with noise ``0.9 x`` the analytically calibrated sigma
 (eps = 1, delta = 1e-5, sensitivity 1) audited against the calibrated profile,
@@ -778,7 +814,7 @@ def audit_privacy(mechanism, dataset, neighbour=None, *, epsilon, delta=0.0, run
     event : callable or float, optional
         The event to test: ``event(outputs) -> bool (runs,)``, or a threshold ``t`` for
         ``{T > t}`` (``T`` the statistic, or a scalar output). No selection: all runs go to the
-        test (module docstring, "User events"). Point mode only.
+        test (module docstring, "User events"). Not with ``profile``.
     direction : {"both", "dataset", "neighbour"}
         With ``event``: which order of the claim to test (``both``: alpha/2 each).
     profile : callable or object with ``tradeoff``, optional
@@ -791,10 +827,13 @@ def audit_privacy(mechanism, dataset, neighbour=None, *, epsilon, delta=0.0, run
     whiten : bool
         Vector outputs: whiten the mean difference with the pooled covariance.
     low_bits : bool or None
-        Point mode: add the low-bit test (share :data:`LOW_BITS_SHARE` of alpha). ``None``
-        (default): when the default statistic audits floating-point outputs that are not
-        discrete; ``False``: never (the real-valued idealisation); ``True``: also beside a
-        caller's statistic or a ``logpdf``.
+        The low-bit test of floating-point outputs (share :data:`LOW_BITS_SHARE` of alpha), in
+        every mode (:mod:`audits.low_bits`). ``None`` (default): when the audit picks the
+        statistic itself (no ``statistic``, ``logpdf`` or ``event``) and the outputs are
+        floating-point values that are not discrete; ``False``: never (the real-valued
+        idealisation); ``True``: also beside a caller's statistic, a ``logpdf`` or an ``event``
+        (with an event, a selection share is held out for it); an error for outputs without low
+        bits. The result says whether it ran (``families["low_bits"]``).
     band : {"weighted", "dkw"}
         Profile mode: the simultaneous band around each empirical distribution function
         (:func:`audits.stats.cdf_band`): DKW intersected with order-statistic bounds (default;
@@ -808,7 +847,8 @@ def audit_privacy(mechanism, dataset, neighbour=None, *, epsilon, delta=0.0, run
         ``band_runs`` and ``band_radius`` (profile), the event counts ``dataset`` and
         ``neighbour``, and the bounds ``p_lower``, ``q_upper`` (point mode: Clopper-Pearson at
         ``alpha/2`` each, for reference; the verdict uses the conditional test). ``tests``
-        lists the point tests behind the verdict.
+        lists the point tests behind the verdict; ``families``, ``refuted_by`` and ``verdict``
+        tell which families of tests (values, low bits) refute the claim.
 
     Raises
     ------
@@ -818,7 +858,8 @@ def audit_privacy(mechanism, dataset, neighbour=None, *, epsilon, delta=0.0, run
         ``epsilon`` not in (0, inf), ``delta`` not in [0, 1), ``alpha`` not in (0, 1).
     ParameterError
         ``runs < 100`` or more than memory allows, datasets that are not neighbours, outputs of
-        the wrong shape or non-finite, a profile returning NaN.
+        the wrong shape or non-finite, a profile returning NaN, ``low_bits=True`` on outputs
+        without floating-point low bits.
 
     Warns
     -----
