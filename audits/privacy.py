@@ -684,7 +684,8 @@ def _event_audit(mechanism, dataset, neighbour, event, statistic, direction, str
     outs = [_call(mechanism, data, n, rng, name, runs) if n else None
             for data, n, rng in ((dataset, n_d, streams[2]), (neighbour, n_n, streams[3]))]
     _check_consistent([*sel, *(o for o in outs if o is not None)], name)
-    looked = sel or [o if o is not None else outs[1 - i] for i, o in enumerate(outs)]
+    # what the low-bit rule looks at: the selection runs, else (only to word the result) a sample
+    looked = sel or [(o if o is not None else outs[1 - i])[:PROBE_RUNS] for i, o in enumerate(outs)]
     bits, status, reason = low_bits_test.plan(low_bits, statistic=statistic, mechanism=mechanism, event=event,
                                               sel_d=looked[0], sel_n=looked[1], name=name)
     a_value = alpha * (1.0 - LOW_BITS_SHARE) if bits else alpha
