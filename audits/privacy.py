@@ -300,7 +300,8 @@ class AuditResult:
     relation : str
         Neighbouring relation of the pair.
     profile_violated : bool or None
-        Profile mode: the declared profile is refuted (by the bands, or by the low-bit event).
+        Profile mode: the bands refute the declared profile (the low-bit test's own verdict on
+        the profile is ``families["low_bits"]["profile_violated"]``).
     profile_margin : float or None
         Profile mode: ``profile_scale - 1``; positive exactly when the bands refute the profile.
     profile_scale : float or None
@@ -310,8 +311,9 @@ class AuditResult:
         (for a Gaussian claim of noise ``sigma`` and Gaussian noise ``sigma'``: ``sigma/sigma'``).
     profile_runs_to_refute : int or None
         Profile mode, approximate: the runs per dataset at which the bands would refute the
-        profile if the observed frequencies were exact (None: refuted already, or not within
-        ``audits.profile_mode.MAX_PROJECTION`` times the runs).
+        profile if the event probabilities were the corners of a 50% band around the observed
+        frequencies (:func:`audits.profile_mode.runs_to_refute`; None: refuted already, or not
+        within ``audits.profile_mode.MAX_PROJECTION`` times the runs).
     profile_event : str or None
         Profile mode: the event that attains ``profile_scale``.
     curve : dict or None
@@ -389,9 +391,12 @@ class AuditResult:
 
     @staticmethod
     def _numbers(family: Mapping[str, Any]) -> str:
+        text = f"lower bound {_fmt(family['epsilon_lower'])}"
         if family.get("profile_violated") and not family.get("point_violated", True):
-            return f"profile scale {_fmt(family['profile_scale'])}"
-        return f"lower bound {_fmt(family['epsilon_lower'])}"
+            if "profile_scale" in family:  # the bands
+                return f"profile scale {_fmt(family['profile_scale'])}"
+            return f"{text}, beyond the declared profile"
+        return text
 
     def _verdict_text(self) -> str:
         values, bits = self.families.get("values"), self.families.get("low_bits", {})
@@ -767,7 +772,8 @@ def _profile_result(mechanism, dataset, neighbour, statistic, sel_d, sel_n, test
     test = event_tests.fixed_runs_test(b_st, b_choice, k_d, k_n, m, epsilon=epsilon, delta=delta,
                                        alpha=alpha - a_bands, family="low-bit", bound=bound)
     families = {**result.families, "low_bits": _family([test], m=m, delta=delta,
-                                                       profile_violated=test["profile_violated"])}
+                                                       profile_violated=test["profile_violated"],
+                                                       point_violated=bool(test["epsilon_lower"] > epsilon))}
     values = families["values"]
     top = values if not test["violated"] or values["violated"] else families["low_bits"]
     return replace(result, violated=result.violated or test["violated"],

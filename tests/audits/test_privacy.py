@@ -756,3 +756,15 @@ def test_a_user_event_with_low_bits_true_holds_out_a_selection_share():
     assert [t["family"] for t in r.tests] == ["user event", "user event", "low-bit"]
     assert [t["alpha"] for t in r.tests] == pytest.approx([0.02, 0.02, 0.01])
     assert r.refuted_by == ("low_bits",)
+
+
+def test_profile_mode_low_bits_can_refute_through_the_profile_alone():
+    """A point claim too weak to refute (eps = 20) with a strict profile (pure 1-DP): the low-bit
+    event of the float Laplace is beyond the profile's B, which is part of the claim; the line says
+    so (seeded)."""
+    r = audit_privacy(laplace(1.0), COUNT, epsilon=20.0, runs=20_000, seed=1, profile=rr_profile(1.0))
+    bits = r.families["low_bits"]
+    assert bits["violated"] and bits["profile_violated"] and not bits["point_violated"]
+    assert bits["epsilon_lower"] < 20 and r.refuted_by == ("low_bits",) and not r.profile_violated
+    assert f"REFUTED only by its float low bits (lower bound {bits['epsilon_lower']:.3g}, beyond the declared " \
+           "profile)" in str(r)
