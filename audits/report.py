@@ -54,7 +54,9 @@ LEGEND = (
     ("slope [interval] vs exponent", "rate audits: the least-squares slope of log(measured) on log(axis) with "
                                      "its bootstrap interval at the audit's level, against the exponent the "
                                      "spec record's bound predicts (record.exponents); the verdict tests the "
-                                     "slope of measured/bound against the tolerance."),
+                                     "slope of measured/bound against the tolerance. The intervals (and the "
+                                     "level limits) are approximate: their miss rates are measured in "
+                                     "docs/audit-evidence.md, not guaranteed."),
     ("level", "measured / reference at every grid point with one-sided limits, against a band."),
 )
 
@@ -376,12 +378,12 @@ def _describe(d: dict) -> tuple[str, str, str]:
                  f"{_num(d['intervals'][axis][1]):+.2f}] vs {_num(d['expected'][axis]):+g}" for axis in d["slopes"]]
         what = f"rate, {d.get('kind')} bound: {d.get('name') or ''}"
         verdict = "passed" if d.get("passed") else f"FAILED ({', '.join(d.get('failed_axes') or [])})"
-        return what, "; ".join(parts) + f" (tolerance {d['tolerance']:g} on measured/bound)", verdict
+        return what, "; ".join(parts) + f" (tolerance {d['tolerance']:g} on measured/bound; approximate intervals)", verdict
     if kind == "level":
         ratios = [_num(p["ratio"]) for p in d["points"]]
         band = f"[{_num(d['low']):.3g}, {_num(d['high']):.3g}]"
         what = f"level: measured / {d.get('reference_name') or 'reference'}"
-        numbers = f"ratio {min(ratios):.3g} to {max(ratios):.3g} over {len(ratios)} points, band {band}"
+        numbers = f"ratio {min(ratios):.3g} to {max(ratios):.3g} over {len(ratios)} points, band {band} (approximate limits)"
         return what, numbers, "passed" if d.get("passed") else "FAILED"
     if kind == "band":
         parts = [f"{axis} {_num(d['slopes'][axis]):+.2f} [{_num(d['intervals'][axis][0]):+.2f}, "
@@ -389,7 +391,7 @@ def _describe(d: dict) -> tuple[str, str, str]:
                  f"{_num(d['bands'][axis][1]):+g}]: {d['verdicts'][axis]}" for axis in d["slopes"]]
         what = f"acceptance band: {d.get('name') or ''}"
         verdict = "REFUTED" if not d.get("passed") else ("confirmed" if d.get("confirmed") else "not refuted")
-        return what, "; ".join(parts), verdict
+        return what, "; ".join(parts) + " (approximate intervals)", verdict
     if kind == "comparison" and "table" in d:  # audits.comparison
         what = f"comparison: {d['quantity']} against {d['axis']}"
         return what, "table under Comparisons", "passed" if d.get("passed") else "-"
