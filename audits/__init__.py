@@ -25,7 +25,7 @@ from audits.pairs import (
     assert_neighbours,
     replace_one,
 )
-from audits.privacy import AuditResult, audit_privacy, audit_real_valued, claim_bound
+from audits.privacy import AuditResult, RngWarning, audit_privacy, audit_real_valued, claim_bound
 from audits.stats import (
     clopper_pearson,
     clopper_pearson_lower,
@@ -43,6 +43,7 @@ __all__ = [
     "audit_privacy",
     "audit_real_valued",
     "AuditResult",
+    "RngWarning",
     "claim_bound",
     "audit_rate",
     "RateResult",

@@ -28,9 +28,16 @@ at least :data:`FLOAT_LEAK_RUNS` when the low-bit test will run (floating-point 
 default statistic); a note on stderr says which.
 
 Prints the one-line result (or its JSON with ``--json``: indented by 2, an infinite value
-written as null and its key listed in ``"infinite"``, as the other verbs do). Exit status:
+written as null and its key listed in ``"infinite"``, as the other verbs do). The line names every
+family of tests that refutes the claim (its values, its floating-point low bits) with its bound;
+the JSON has them in ``families``, ``refuted_by`` and ``verdict``. Exit status:
 
-* 0: the claim is not refuted; 1: it is refuted;
+* 0: the claim is not refuted;
+* 1: it is refuted by the values of the outputs (whether or not their low bits refute it too):
+  the mechanism as designed leaks more than it claims;
+* 4 (:data:`EXIT_LOW_BITS_ONLY`): it is refuted only by the low-order bits of floating-point
+  outputs: the real-valued mechanism is not refuted, the floating-point implementation leaks
+  (fixed by a discrete or snapped sampler; ``--low-bits off`` audits the idealisation);
 * 2: bad arguments or invalid values (one line ``dperm: error: ...`` on stderr): a claim out of
   range, a pair that is not a pair of neighbours, runs beyond the memory estimate, a mechanism
   that returns outputs of the wrong shape or type, a module that does not exist, ...;
@@ -64,10 +71,17 @@ from audits.privacy import RngWarning, _name, audit_privacy
 from audits.profiles import ReadyProfile
 from spec.errors import ParameterError
 
-__all__ = ["add_arguments", "run", "main", "load_object", "EXIT_USER_ERROR", "MAX_DEFAULT_RUNS"]
+__all__ = ["add_arguments", "run", "main", "load_object", "EXIT_USER_ERROR", "EXIT_REFUTED", "EXIT_LOW_BITS_ONLY",
+           "EXIT_STATUS", "MAX_DEFAULT_RUNS"]
 
 #: Exit status when the user's own code raised (or failed to import).
 EXIT_USER_ERROR = 3
+#: Exit status when the claim is refuted by the values of the outputs.
+EXIT_REFUTED = 1
+#: Exit status when the claim is refuted only by the low bits of floating-point outputs.
+EXIT_LOW_BITS_ONLY = 4
+#: Exit status of each ``AuditResult.verdict``.
+EXIT_STATUS = {"not refuted": 0, "refuted by values": EXIT_REFUTED, "refuted only by low bits": EXIT_LOW_BITS_ONLY}
 #: Largest run count chosen when ``--runs`` is not given.
 MAX_DEFAULT_RUNS = 2_000_000
 #: Smallest run count chosen when ``--runs`` is not given.
@@ -157,8 +171,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
     parser.add_argument("--direction", choices=["both", "dataset", "neighbour"], default="both",
                         help="with --event: which order of the claim to test (both: alpha/2 each)")
     parser.add_argument("--low-bits", choices=["auto", "on", "off"], default="auto",
-                        help="the low-bit test of floating-point outputs (auto: with the default "
-                             "statistic; off: audit the real-valued idealisation)")
+                        help="the low-bit test of floating-point outputs, in point and profile mode and "
+                             "with --event (auto: when the audit picks the statistic, i.e. without "
+                             "--statistic, --event or a logpdf; on: always, an error for integer outputs; "
+                             "off: audit the real-valued idealisation). A claim refuted only by the low "
+                             "bits exits with 4")
     parser.add_argument("--power", type=float, default=0.9,
                         help="without --runs: target power of the derived run count (default 0.9)")
     parser.add_argument("--detect", type=float, default=0.8,
@@ -283,22 +300,24 @@ def _runs(args, ready) -> tuple[int, str | None]:
 
 
 def _low_bits_apply(mechanism, pair, statistic, event, low_bits, name) -> bool:
-    """Whether the audit will run the low-bit family: a probe of 64 outputs (seeded, discarded)."""
+    """Whether the audit will run the low-bit family: a probe of 64 outputs (seeded, discarded)
+    decided by the audit's own rule (:func:`audits.low_bits.plan`)."""
     import numpy as np
 
-    from audits import statistics as stat
-
-    if low_bits is False or event is not None:
-        return False
-    if low_bits is None and not stat.is_default(statistic, mechanism):
-        return False
+    from audits import low_bits as low_bits_test
     from audits.calls import call_with_runs_rng
 
+    if low_bits is False:
+        return False
     out = np.asarray(call_with_runs_rng(_guarded(mechanism, f"mechanism {name}"), pair.dataset, runs=64,
                                         rng=np.random.default_rng(0)))
     if out.ndim == 1:
         out = out[:, None]
-    return stat.continuous_float(out, out)
+    try:
+        return low_bits_test.plan(low_bits, statistic=statistic, mechanism=mechanism, event=event, sel_d=out,
+                                  sel_n=out, name=name)[0]
+    except ParameterError:  # low_bits=True on outputs without low bits: the audit says so
+        return False
 
 
 def run(args: argparse.Namespace) -> int:
@@ -371,7 +390,7 @@ def _run(args) -> tuple[int, str | None]:
         text = json.dumps(result.to_dict(), indent=2, allow_nan=False)  # strict already (spec.jsonable)
     else:
         text = str(result)
-    return (1 if result.violated else 0), text
+    return EXIT_STATUS[result.verdict], text
 
 
 def main(argv=None) -> int:

@@ -66,11 +66,12 @@ def privacy_figure(nodeid: str, d: dict) -> dict | None:
         corners = (c["p_lower"], c["q_upper"])
         boundary = (c["claim_bound"], c["claim_a"])
         forbidden = "right"
-    margin = d.get("profile_margin")
+    margin, scale = d.get("profile_margin"), d.get("profile_scale")
     verdict = "REFUTED" if d.get("violated") else "not refuted"
-    detail = (f"claim ({d['epsilon']:g}, {d['delta']:g})-DP + declared profile; "
-              f"profile margin {margin:+.2g}; {verdict}" if margin is not None else
-              f"claim ({d['epsilon']:g}, {d['delta']:g})-DP; {verdict}")
+    shown = (f"profile scale {float(scale):.3g} (margin {float(margin):+.2g})" if scale is not None else
+             f"profile margin {float(margin):+.2g}" if margin is not None else "")
+    detail = (f"claim ({d['epsilon']:g}, {d['delta']:g})-DP + declared profile; {shown}; {verdict}"
+              if margin is not None else f"claim ({d['epsilon']:g}, {d['delta']:g})-DP; {verdict}")
     return {
         "kind": "privacy",
         "title": _title(short_name(nodeid), f"privacy region of {d.get('mechanism') or 'the mechanism'}", detail),

@@ -47,12 +47,27 @@ Chosen in this order (``statistic`` in the result describes it):
    projection on the selection mean difference together with each coordinate on its own; in
    point mode the selection chooses among them (profile mode uses the projection).
 
-In point mode with the default statistic (3.) and floating-point outputs that are not
-discrete, the *low-bit family* (:func:`audits.statistics.bits_family`: classes of sign, binade
-and trailing zero bits of the significand, and repeated values, per coordinate) is tried
-beside it, as a second test with its own share of alpha (below). ``low_bits=False`` turns it
-off (to audit the real-valued idealisation of a floating-point mechanism); ``low_bits=True``
-adds it to a caller's statistic or a ``logpdf`` as well.
+With the default statistic (3.) and floating-point outputs that are not discrete, the
+*low-bit family* (:func:`audits.statistics.bits_family`: classes of sign, binade and trailing
+zero bits of the significand, and repeated values, per coordinate) is tested beside it, in
+point and in profile mode, as a second test with its own share of alpha (below;
+:mod:`audits.low_bits`). ``low_bits=False`` turns it off (to audit the real-valued idealisation
+of a floating-point mechanism); ``low_bits=True`` adds it to a caller's statistic, a ``logpdf``
+or a caller's event as well, and is an error for outputs without low bits (integers, discrete
+values). Whether it ran, and why not, is in the result (``families["low_bits"]``) and on its
+line: it is never skipped silently.
+
+Verdicts name every finding
+---------------------------
+The tests behind a verdict come in two *families*: ``"values"`` (the value test, a caller's
+statistic or event, or profile mode's bands) and ``"low_bits"``. The result records each
+(``families``: whether it refutes, its bound, estimate, share of alpha, event), the families
+that refute (``refuted_by``) and a ``verdict``: ``"not refuted"``, ``"refuted by values"``
+(whether or not the low bits refute too) or ``"refuted only by low bits"`` -- a floating-point
+leak of a mechanism whose real-valued idealisation the values do not refute, fixed by a discrete
+or snapped sampler (``dperm audit`` exits 1 and 4 for the two refutations). The result line
+names each family that refutes, with its bound, and when only the low bits refute it gives the
+values' bound and estimate beside them.
 
 Point mode (no ``profile``)
 ---------------------------
@@ -119,7 +134,11 @@ to the test (``Poisson(runs)`` per dataset) and the event is tested in both dire
 ``alpha / 2`` each (``direction="dataset"`` or ``"neighbour"`` spends all of ``alpha`` on one).
 A rare event that decides the claim is then counted on every run instead of dying in the 15%
 selection share. Soundness: the event is fixed in advance, so each direction's test has size at
-most its share (the proof above with a fixed ``S``); the union bound covers both.
+most its share (the proof above with a fixed ``S``); the union bound covers both. With
+``low_bits=True`` the selection share is held out after all, from the selection streams, for the
+low-bit test (learned and chosen as in point mode, tested on the same ``Poisson(runs - n_sel)``
+test runs at ``s alpha``; the event's directions share ``(1 - s) alpha``); by default a caller's
+event runs no low-bit test, and the result says so.
 
 Profile mode (``profile`` given)
 --------------------------------
@@ -169,6 +188,23 @@ finite grid (which can only be larger), values of ``delta(eps)`` slightly below 
 ``lower_p <= B(upper_q)`` for every ``t`` and nothing is flagged; the point-claim part is the
 same argument with ``B(a) = e^eps a + delta``. Coarse grids cost power, never soundness.
 
+*The low-bit test in profile mode.* When it runs (see "The statistic"), the bands spend
+``(1 - s) alpha`` (``alpha`` above becomes ``(1 - s) alpha``) and the low-bit test ``s alpha``:
+its event is learned and chosen on the selection runs as in point mode and counted on the ``m``
+test runs of each dataset (fixed, not Poisson), and the claim is refuted when Clopper-Pearson
+bounds at ``s alpha/2`` each (:func:`audits.event_tests.fixed_runs_test`) put the event beyond the
+point claim or beyond ``B``. The event is fixed by runs independent of the test runs, so this
+test errs with probability at most ``s alpha`` under the claim; the union bound adds the bands'.
+The selection runs may also join the bands (scalar floats): the two tests are not independent,
+which the union bound does not need.
+
+*How close the claim came.* ``profile_scale`` (and ``profile_margin = profile_scale - 1``): the
+largest multiple of the claim's allowance, on the probit scale, that the same bands refute; a
+lower confidence bound on the true multiple up to 1 (for a Gaussian claim of noise ``sigma``
+and Gaussian noise ``sigma'``, on ``sigma / sigma'``), above 1 exactly when the bands refute the
+profile. Definition, proof and the approximate ``profile_runs_to_refute`` in
+:mod:`audits.profile_mode`.
+
 Power: for a Gaussian mechanism with noise ``0.9 x`` the analytically calibrated sigma
 (eps = 1, delta = 1e-5, sensitivity 1) audited against the calibrated profile,
 :func:`audits.stats.runs_for_gaussian` asks for 1.1e5 runs per dataset at ``alpha = 0.05`` and
@@ -184,12 +220,13 @@ from __future__ import annotations
 import math
 import os
 import warnings
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any, Mapping
 
 import numpy as np
 
-from audits import selection, stats
+from audits import event_tests, selection, stats
+from audits import low_bits as low_bits_test
 from audits import statistics as stat
 from audits.calls import call_with_runs_rng
 from audits.claims import ClaimBound, claim_bound
@@ -206,8 +243,10 @@ __all__ = ["AuditResult", "audit_privacy", "claim_bound", "memory_needed", "RngW
 
 #: Smallest number of runs per dataset accepted.
 MIN_RUNS = 100
-#: Share of alpha spent by the low-bit test when it runs beside the value test (point mode).
-LOW_BITS_SHARE = 0.2
+#: Share of alpha spent by the low-bit test when it runs beside the value test (every mode).
+LOW_BITS_SHARE = low_bits_test.SHARE
+#: The families of tests a verdict can name (``AuditResult.families``, ``refuted_by``).
+FAMILIES = ("values", "low_bits")
 #: Runs of each of the three probe calls (module docstring, "Probe").
 PROBE_RUNS = 256
 #: Bytes per run kept besides the outputs (statistics, sorted copies, event masks), per dataset.
@@ -261,18 +300,38 @@ class AuditResult:
     relation : str
         Neighbouring relation of the pair.
     profile_violated : bool or None
-        Profile mode: the declared profile is refuted.
+        Profile mode: the bands refute the declared profile (the low-bit test's own verdict on
+        the profile is ``families["low_bits"]["profile_violated"]``).
     profile_margin : float or None
-        Profile mode: ``max_t lower_p - B(upper_q)`` (positive means refuted).
+        Profile mode: ``profile_scale - 1``; positive exactly when the bands refute the profile.
+    profile_scale : float or None
+        Profile mode: how close the claim came (:mod:`audits.profile_mode`, "How close the
+        claim came"): the largest multiple ``c*`` of the claim's allowance (on the probit scale)
+        that the bands refute; ``min(c*, 1)`` is a lower confidence bound on the true multiple
+        (for a Gaussian claim of noise ``sigma`` and Gaussian noise ``sigma'``: ``sigma/sigma'``).
+    profile_runs_to_refute : int or None
+        Profile mode, approximate: the runs per dataset at which the bands would refute the
+        profile if the event probabilities were the corners of a 50% band around the observed
+        frequencies (:func:`audits.profile_mode.runs_to_refute`; None: refuted already, or not
+        within ``audits.profile_mode.MAX_PROJECTION`` times the runs).
     profile_event : str or None
-        Profile mode: the event with the largest margin.
+        Profile mode: the event that attains ``profile_scale``.
     curve : dict or None
         Profile mode: a downsampled empirical trade-off curve with its bands and the claimed
         bound, for plots.
     tests : tuple of dict
-        Point mode: every test behind the verdict (``family``, ``alpha``, ``statistic``,
-        ``event``, ``dataset``/``neighbour`` counts, ``epsilon_lower``, ``violated``); more
-        than one when the low-bit family or a two-direction user event splits alpha.
+        The point tests behind the verdict (``family``: ``"value"``, ``"user event"`` or
+        ``"low-bit"``; ``alpha``, ``statistic``, ``event``, ``dataset``/``neighbour`` counts,
+        ``epsilon_lower``, ``violated``); profile mode: the low-bit test, if it ran.
+    families : dict
+        One entry per family of tests, ``"values"`` (the value test, a caller's statistic or
+        event, or profile mode's bands) and ``"low_bits"`` (the floating-point low-bit test):
+        ``status`` (``"tested"``, ``"off"``, ``"not run"``, ``"not applicable"``; with
+        ``reason`` when not tested) and, when tested, ``violated``, ``epsilon_lower``,
+        ``epsilon_estimate``, ``alpha`` (the family's share), ``statistic`` and ``event``
+        (profile mode adds ``profile_violated``, ``point_violated`` and ``profile_scale``).
+    refuted_by : tuple of str
+        The families that refute the claim (``()``, ``("values",)``, ``("low_bits",)`` or both).
     """
 
     violated: bool
@@ -294,33 +353,84 @@ class AuditResult:
     profile_event: str | None = None
     curve: Mapping[str, Any] | None = field(default=None, repr=False, compare=False)
     tests: tuple = ()
+    profile_scale: float | None = None
+    profile_runs_to_refute: int | None = None
+    families: Mapping[str, Any] = field(default_factory=dict)
+    refuted_by: tuple = ()
 
     @property
     def confidence(self) -> float:
         return 1.0 - self.alpha
 
+    @property
+    def verdict(self) -> str:
+        """``"not refuted"``, ``"refuted by values"`` (whether or not the low bits refute too) or
+        ``"refuted only by low bits"`` (the floating-point leak; the real-valued mechanism is not
+        refuted). ``dperm audit`` exits with 0, 1 and 4 for them."""
+        if not self.violated:
+            return "not refuted"
+        return "refuted only by low bits" if self.refuted_by == ("low_bits",) else "refuted by values"
+
     def _claim(self) -> str:
         point = f"({self.epsilon:g}, {self.delta:g})-DP"
         return f"profile + {point}" if self.mode == "profile" else point
 
+    def _profile_text(self) -> str:
+        scale = self.profile_scale
+        if scale is None:  # a result built without the scale: the margin alone
+            return f"profile {'refuted' if self.profile_violated else 'holds'} (margin {self.profile_margin:+.2g})"
+        values = self.families.get("values", {})
+        if values.get("profile_violated", self.profile_violated):
+            text = f"profile refuted: at {_fmt(scale)}x its allowance (margin {scale - 1:+.2g})"
+        else:
+            text = f"profile holds: refuted only at {_fmt(scale)}x its allowance (margin {scale - 1:+.2g})"
+            if self.profile_runs_to_refute is not None:
+                text += (f", about {self.profile_runs_to_refute:.2g} runs/dataset would refute it if the "
+                         "observed frequencies held (approximate)")
+        return text
+
+    @staticmethod
+    def _numbers(family: Mapping[str, Any]) -> str:
+        text = f"lower bound {_fmt(family['epsilon_lower'])}"
+        if family.get("profile_violated") and not family.get("point_violated", True):
+            if "profile_scale" in family:  # the bands
+                return f"profile scale {_fmt(family['profile_scale'])}"
+            return f"{text}, beyond the declared profile"
+        return text
+
+    def _verdict_text(self) -> str:
+        values, bits = self.families.get("values"), self.families.get("low_bits", {})
+        if values is None or bits.get("status") != low_bits_test.TESTED:
+            text = "REFUTED" if self.violated else "not refuted"
+            if bits.get("status") == low_bits_test.NOT_RUN or (
+                    bits.get("status") == low_bits_test.OFF and "real-valued" in bits.get("reason", "")):
+                text += f" (low-bit test {bits['status']}: {bits['reason']})"
+            return text
+        v, b = self._numbers(values), self._numbers(bits)
+        if values["violated"] and bits["violated"]:
+            return f"REFUTED by its values ({v}) and by its float low bits ({b})"
+        if values["violated"]:
+            return f"REFUTED by its values ({v}); its float low bits do not refute it ({b})"
+        if bits["violated"]:
+            return (f"REFUTED only by its float low bits ({b}); the real-valued mechanism is not refuted: its "
+                    f"values give {v} (estimate {_fmt(values['epsilon_estimate'])}). A floating-point leak, "
+                    "not a calibration bug: a discrete or snapped sampler fixes it; low_bits=False "
+                    "(dperm audit --low-bits off) audits the real-valued idealisation")
+        return f"not refuted (values: {v}; float low bits: {b})"
+
     def __str__(self) -> str:
         conf = f"{100 * (1 - self.alpha):.6g}%"
-        verdict = "REFUTED" if self.violated else "not refuted"
-        extra = ""
-        if self.mode == "profile":
-            extra = (f" | profile {'refuted' if self.profile_violated else 'holds'} "
-                     f"(margin {self.profile_margin:+.2g})")
-        if len(self.tests) > 1:  # which of the point tests the line reports
-            family = max(self.tests, key=lambda t: (t["epsilon_lower"] > self.epsilon, t["epsilon_lower"]))["family"]
-            extra = f" ({family} test, alpha split over {len(self.tests)} tests)"
+        extra = f" | {self._profile_text()}" if self.mode == "profile" else ""
         return (f"{self._claim()} claim: estimate {_fmt(self.epsilon_estimate)}, lower bound "
                 f"{_fmt(self.epsilon_lower)} at {conf}{extra} | {self.runs} runs/dataset | "
-                f"seed {self.seed} | {verdict}")
+                f"seed {self.seed} | {self._verdict_text()}")
 
     def to_dict(self) -> dict:
-        """JSON-ready dictionary (non-finite floats become the strings ``"inf"``/``"nan"``)."""
+        """JSON-ready dictionary (non-finite floats become the strings ``"inf"``/``"nan"``), with
+        the derived ``verdict`` and the one-line ``summary``."""
         d = asdict(self)
         d["result_type"] = "privacy"
+        d["verdict"] = self.verdict
         d["summary"] = str(self)
         return jsonable(d)
 
@@ -496,24 +606,36 @@ def _check_consistent(outputs, name):
 
 def _point_test(st, choice, tests, m, *, epsilon, delta, alpha, arrivals, family):
     """Count the chosen event on the test outputs and test it at ``alpha`` (module docstring)."""
-    threshold, side, direction = choice
     (out_d, n_d), (out_n, n_n) = tests
-    empty = np.zeros(0)
-    k_d = selection.count(st.apply(out_d) if n_d else empty, threshold, side)
-    k_n = selection.count(st.apply(out_n) if n_n else empty, threshold, side)
-    (k_p, n_p), (k_q, n_q) = ((k_d, n_d), (k_n, n_n)) if direction == "dataset" else ((k_n, n_n), (k_d, n_d))
-    eps_lo = stats.poisson_point_bound(k_p, k_q, m, delta=delta, alpha=alpha, arrivals=arrivals)
-    return {"family": family, "alpha": alpha, "statistic": st.description,
-            "event": selection.describe_event(threshold, side, direction, st),
-            "dataset": k_d, "neighbour": k_n, "test_runs_dataset": n_d, "test_runs_neighbour": n_n,
-            "epsilon_lower": eps_lo, "violated": bool(eps_lo > epsilon),
-            "_k": (k_p, n_p, k_q, n_q)}
+    k_d = event_tests.count(st, choice, out_d if n_d else None)
+    k_n = event_tests.count(st, choice, out_n if n_n else None)
+    return event_tests.poisson_test(st, choice, k_d, n_d, k_n, n_n, m, epsilon=epsilon, delta=delta,
+                                    alpha=alpha, arrivals=arrivals, family=family)
 
 
 def _headline(results, epsilon):
     """The test reported on the result line: a refuting one with the largest bound, else the
     largest bound (the first test on ties)."""
-    return max(results, key=lambda r: (r["epsilon_lower"] > epsilon, r["epsilon_lower"]))
+    return max(results, key=lambda r: (r["violated"], r["epsilon_lower"]))
+
+
+def _family(tests, *, m, delta, **extra) -> dict:
+    """``families[...]`` entry of the tests of one family (each a ``tests`` entry with ``_k``)."""
+    top = max(tests, key=lambda r: (r["violated"], r["epsilon_lower"]))
+    k_p, n_p, k_q, n_q = top["_k"]
+    return {"status": low_bits_test.TESTED, "violated": any(r["violated"] for r in tests),
+            "epsilon_lower": max(r["epsilon_lower"] for r in tests),
+            "epsilon_estimate": stats.point_estimate(k_p, k_q, m, delta=delta),
+            "alpha": sum(r["alpha"] for r in tests), "statistic": top["statistic"], "event": top["event"],
+            **extra}
+
+
+def _not_tested(status, reason) -> dict:
+    return {"status": status, "reason": reason}
+
+
+def _refuted_by(families) -> tuple:
+    return tuple(name for name in FAMILIES if families.get(name, {}).get("violated"))
 
 
 def _user_event(event, statistic, name):
@@ -547,34 +669,58 @@ def _user_event(event, statistic, name):
     return f"{what} > {threshold:.6g}", indicator
 
 
-def _event_audit(mechanism, dataset, neighbour, event, statistic, direction, streams, common, name):
-    """User event: all runs to the test, both directions at alpha/2 unless one is named."""
+def _selection_runs(runs: int, selection_fraction: float) -> int:
+    return int(math.ceil(selection_fraction * runs - 1e-9))  # 0.15 * 1000 is 150, not 151
+
+
+def _event_audit(mechanism, dataset, neighbour, event, statistic, direction, streams, common, name, *,
+                 low_bits, selection_fraction):
+    """User event: all runs to the test, both directions at alpha/2 unless one is named; with
+    ``low_bits=True`` a selection share is held out for the low-bit test (module docstring)."""
     runs, epsilon, delta, alpha = common["runs"], common["epsilon"], common["delta"], common["alpha"]
     what, indicator = _user_event(event, statistic, name)
     auditor = streams[4]
-    n_d, n_n = int(auditor.poisson(runs)), int(auditor.poisson(runs))
-    arrivals = stats.poisson_arrivals(runs, delta, rng=auditor)
+    n_sel = _selection_runs(runs, selection_fraction) if low_bits is True else 0
+    sel = [_call(mechanism, data, n_sel, rng, name, runs)
+           for data, rng in ((dataset, streams[0]), (neighbour, streams[1]))] if n_sel else []
+    m = runs - n_sel
+    n_d, n_n = int(auditor.poisson(m)), int(auditor.poisson(m))
+    arrivals = stats.poisson_arrivals(m, delta, rng=auditor)
     outs = [_call(mechanism, data, n, rng, name, runs) if n else None
             for data, n, rng in ((dataset, n_d, streams[2]), (neighbour, n_n, streams[3]))]
-    _check_consistent([o for o in outs if o is not None], name)
+    _check_consistent([*sel, *(o for o in outs if o is not None)], name)
+    # what the low-bit rule looks at: the selection runs, else (only to word the result) a sample
+    looked = sel or [(o if o is not None else outs[1 - i])[:PROBE_RUNS] for i, o in enumerate(outs)]
+    bits, status, reason = low_bits_test.plan(low_bits, statistic=statistic, mechanism=mechanism, event=event,
+                                              sel_d=looked[0], sel_n=looked[1], name=name)
+    a_value = alpha * (1.0 - LOW_BITS_SHARE) if bits else alpha
     k_d = int(np.count_nonzero(indicator(outs[0]))) if n_d else 0
     k_n = int(np.count_nonzero(indicator(outs[1]))) if n_n else 0
     directions = ("dataset", "neighbour") if direction == "both" else (direction,)
-    share = alpha / len(directions)
+    share = a_value / len(directions)
     results = []
     for d in directions:
         k_p, k_q = (k_d, k_n) if d == "dataset" else (k_n, k_d)
-        eps_lo = stats.poisson_point_bound(k_p, k_q, runs, delta=delta, alpha=share, arrivals=arrivals)
+        eps_lo = stats.poisson_point_bound(k_p, k_q, m, delta=delta, alpha=share, arrivals=arrivals)
         other = "neighbour" if d == "dataset" else "dataset"
         results.append({"family": "user event", "alpha": share, "statistic": what,
                         "event": f"{what}; P[{d}] vs e^eps P[{other}] + delta", "dataset": k_d,
                         "neighbour": k_n, "test_runs_dataset": n_d, "test_runs_neighbour": n_n,
                         "epsilon_lower": eps_lo, "violated": bool(eps_lo > epsilon),
+                        "test": "conditional Poisson (stats.poisson_point_bound)",
                         "_k": (k_p, n_d if d == "dataset" else n_n, k_q, n_n if d == "dataset" else n_d)})
-    return _point_result(results, runs, 0, runs, common)
+    low = (status, reason)
+    if bits:
+        tests = [(o, n) for o, n in zip(outs, (n_d, n_n))]
+        b_st, b_choice = low_bits_test.choose(sel[0], sel[1], m, delta=delta, alpha=alpha - a_value)
+        results.append(_point_test(b_st, b_choice, tests, m, epsilon=epsilon, delta=delta, alpha=alpha - a_value,
+                                   arrivals=arrivals, family="low-bit"))
+    return _point_result(results, m, n_sel, runs, common, low=low)
 
 
-def _point_result(results, m, n_sel, runs, common, projected=None):
+def _point_result(results, m, n_sel, runs, common, projected=None, *, low):
+    """The result of point mode and of user events from the tests behind it; ``low``: the
+    low-bit status when its test did not run."""
     epsilon, delta, alpha = common["epsilon"], common["delta"], common["alpha"]
     top = _headline(results, epsilon)
     k_p, n_p, k_q, n_q = top["_k"]
@@ -587,11 +733,54 @@ def _point_result(results, m, n_sel, runs, common, projected=None):
               "test": "conditional Poisson (stats.poisson_point_bound)"}
     if projected is not None:
         counts["projected_bound"] = projected
+    values = [r for r in results if r["family"] != "low-bit"]
+    bits = [r for r in results if r["family"] == "low-bit"]
+    families = {"values": _family(values, m=m, delta=delta),
+                "low_bits": _family(bits, m=m, delta=delta) if bits else _not_tested(*low)}
     tests = tuple({k: v for k, v in r.items() if k != "_k"} for r in results)
     return AuditResult(violated=any(r["violated"] for r in results),
                        epsilon_lower=max(r["epsilon_lower"] for r in results),
                        epsilon_estimate=stats.point_estimate(k_p, k_q, m, delta=delta), mode="point",
-                       statistic=top["statistic"], event=top["event"], counts=counts, tests=tests, **common)
+                       statistic=top["statistic"], event=top["event"], counts=counts, tests=tests,
+                       families=families, refuted_by=_refuted_by(families), **common)
+
+
+def _profile_result(mechanism, dataset, neighbour, statistic, sel_d, sel_n, test_d, test_n, bound, *, common,
+                    whiten, band, low_bits, name):
+    """Profile mode: the bands (module docstring) and, beside them, the low-bit test."""
+    epsilon, delta, alpha = common["epsilon"], common["delta"], common["alpha"]
+    bits, status, reason = low_bits_test.plan(low_bits, statistic=statistic, mechanism=mechanism, event=None,
+                                              sel_d=sel_d, sel_n=sel_n, name=name)
+    a_bands = alpha * (1.0 - LOW_BITS_SHARE) if bits else alpha
+    # The selection runs join the bands unless the statistic learns from them.
+    (st,) = stat.value_family(mechanism, dataset, neighbour, statistic, sel_d, sel_n,
+                              mode="profile", whiten=whiten, name=name)
+    if stat.needs_selection(statistic, mechanism, sel_d):
+        band_d, band_n = st.apply(test_d), st.apply(test_n)
+        used_sel = sel_d.shape[0]
+    else:
+        band_d = np.concatenate([st.apply(sel_d), st.apply(test_d)])
+        band_n = np.concatenate([st.apply(sel_n), st.apply(test_n)])
+        used_sel = 0
+    result = profile_test(band_d, band_n, bound, st, used_sel, common, AuditResult, band=band, alpha=a_bands)
+    if not bits:
+        families = {**result.families, "low_bits": _not_tested(status, reason)}
+        return replace(result, families=families)
+    m = test_d.shape[0]
+    b_st, b_choice = low_bits_test.choose(sel_d, sel_n, m, delta=delta, alpha=alpha - a_bands)
+    k_d, k_n = event_tests.count(b_st, b_choice, test_d), event_tests.count(b_st, b_choice, test_n)
+    test = event_tests.fixed_runs_test(b_st, b_choice, k_d, k_n, m, epsilon=epsilon, delta=delta,
+                                       alpha=alpha - a_bands, family="low-bit", bound=bound)
+    families = {**result.families, "low_bits": _family([test], m=m, delta=delta,
+                                                       profile_violated=test["profile_violated"],
+                                                       point_violated=bool(test["epsilon_lower"] > epsilon))}
+    values = families["values"]
+    top = values if not test["violated"] or values["violated"] else families["low_bits"]
+    return replace(result, violated=result.violated or test["violated"],
+                   epsilon_lower=max(result.epsilon_lower, test["epsilon_lower"]),
+                   epsilon_estimate=top["epsilon_estimate"], statistic=top["statistic"], event=top["event"],
+                   tests=({k: v for k, v in test.items() if k != "_k"},), families=families,
+                   refuted_by=_refuted_by(families))
 
 
 # --------------------------------------------------------------------------------------------
@@ -632,7 +821,7 @@ def audit_privacy(mechanism, dataset, neighbour=None, *, epsilon, delta=0.0, run
     event : callable or float, optional
         The event to test: ``event(outputs) -> bool (runs,)``, or a threshold ``t`` for
         ``{T > t}`` (``T`` the statistic, or a scalar output). No selection: all runs go to the
-        test (module docstring, "User events"). Point mode only.
+        test (module docstring, "User events"). Not with ``profile``.
     direction : {"both", "dataset", "neighbour"}
         With ``event``: which order of the claim to test (``both``: alpha/2 each).
     profile : callable or object with ``tradeoff``, optional
@@ -645,10 +834,13 @@ def audit_privacy(mechanism, dataset, neighbour=None, *, epsilon, delta=0.0, run
     whiten : bool
         Vector outputs: whiten the mean difference with the pooled covariance.
     low_bits : bool or None
-        Point mode: add the low-bit test (share :data:`LOW_BITS_SHARE` of alpha). ``None``
-        (default): when the default statistic audits floating-point outputs that are not
-        discrete; ``False``: never (the real-valued idealisation); ``True``: also beside a
-        caller's statistic or a ``logpdf``.
+        The low-bit test of floating-point outputs (share :data:`LOW_BITS_SHARE` of alpha), in
+        every mode (:mod:`audits.low_bits`). ``None`` (default): when the audit picks the
+        statistic itself (no ``statistic``, ``logpdf`` or ``event``) and the outputs are
+        floating-point values that are not discrete; ``False``: never (the real-valued
+        idealisation); ``True``: also beside a caller's statistic, a ``logpdf`` or an ``event``
+        (with an event, a selection share is held out for it); an error for outputs without low
+        bits. The result says whether it ran (``families["low_bits"]``).
     band : {"weighted", "dkw"}
         Profile mode: the simultaneous band around each empirical distribution function
         (:func:`audits.stats.cdf_band`): DKW intersected with order-statistic bounds (default;
@@ -662,7 +854,8 @@ def audit_privacy(mechanism, dataset, neighbour=None, *, epsilon, delta=0.0, run
         ``band_runs`` and ``band_radius`` (profile), the event counts ``dataset`` and
         ``neighbour``, and the bounds ``p_lower``, ``q_upper`` (point mode: Clopper-Pearson at
         ``alpha/2`` each, for reference; the verdict uses the conditional test). ``tests``
-        lists the point tests behind the verdict.
+        lists the point tests behind the verdict; ``families``, ``refuted_by`` and ``verdict``
+        tell which families of tests (values, low bits) refute the claim.
 
     Raises
     ------
@@ -672,7 +865,8 @@ def audit_privacy(mechanism, dataset, neighbour=None, *, epsilon, delta=0.0, run
         ``epsilon`` not in (0, inf), ``delta`` not in [0, 1), ``alpha`` not in (0, 1).
     ParameterError
         ``runs < 100`` or more than memory allows, datasets that are not neighbours, outputs of
-        the wrong shape or non-finite, a profile returning NaN.
+        the wrong shape or non-finite, a profile returning NaN, ``low_bits=True`` on outputs
+        without floating-point low bits.
 
     Warns
     -----
@@ -716,10 +910,11 @@ def audit_privacy(mechanism, dataset, neighbour=None, *, epsilon, delta=0.0, run
     common = dict(epsilon=epsilon, delta=delta, runs=runs, alpha=alpha, seed=seed,
                   mechanism=name, relation=rel.value)
     if event is not None:
-        return _event_audit(mechanism, dataset, neighbour, event, statistic, direction, streams, common, name)
+        return _event_audit(mechanism, dataset, neighbour, event, statistic, direction, streams, common, name,
+                            low_bits=low_bits, selection_fraction=selection_fraction)
 
     auditor = streams[4]
-    n_sel = int(math.ceil(selection_fraction * runs - 1e-9))  # 0.15 * 1000 is 150, not 151
+    n_sel = _selection_runs(runs, selection_fraction)
     m = runs - n_sel
     sel_d = _call(mechanism, dataset, n_sel, streams[0], name, runs)
     sel_n = _call(mechanism, neighbour, n_sel, streams[1], name, runs)
@@ -733,32 +928,19 @@ def audit_privacy(mechanism, dataset, neighbour=None, *, epsilon, delta=0.0, run
         _check_consistent([sel_d, sel_n, *(t for t, _ in tests if t is not None)], name)
         family = stat.value_family(mechanism, dataset, neighbour, statistic, sel_d, sel_n,
                                    mode="point", whiten=whiten, name=name)
-        bits = (low_bits is True or (low_bits is None and stat.is_default(statistic, mechanism))) \
-            and stat.continuous_float(sel_d, sel_n)
+        bits, status, reason = low_bits_test.plan(low_bits, statistic=statistic, mechanism=mechanism,
+                                                  event=None, sel_d=sel_d, sel_n=sel_n, name=name)
         a_value = alpha * (1.0 - LOW_BITS_SHARE) if bits else alpha
         st, choice, projected = selection.select_among(family, sel_d, sel_n, m, delta=delta, alpha=a_value)
         kw = dict(epsilon=epsilon, delta=delta, arrivals=arrivals)
         results = [_point_test(st, choice, tests, m, alpha=a_value, family="value", **kw)]
         if bits:
-            half = n_sel // 2
-            learned = stat.bits_family(sel_d[:half], sel_n[:half])
-            b_st, b_choice, _ = selection.select_among(learned, sel_d[half:], sel_n[half:], m, delta=delta,
-                                                       alpha=alpha - a_value)
+            b_st, b_choice = low_bits_test.choose(sel_d, sel_n, m, delta=delta, alpha=alpha - a_value)
             results.append(_point_test(b_st, b_choice, tests, m, alpha=alpha - a_value, family="low-bit", **kw))
-        return _point_result(results, m, n_sel, runs, common, projected)
+        return _point_result(results, m, n_sel, runs, common, projected, low=(status, reason))
 
     test_d = _call(mechanism, dataset, m, streams[2], name, runs)
     test_n = _call(mechanism, neighbour, m, streams[3], name, runs)
     _check_consistent([sel_d, sel_n, test_d, test_n], name)
-
-    # Profile mode: the selection runs join the bands unless the statistic learns from them.
-    (st,) = stat.value_family(mechanism, dataset, neighbour, statistic, sel_d, sel_n,
-                              mode="profile", whiten=whiten, name=name)
-    if stat.needs_selection(statistic, mechanism, sel_d):
-        band_d, band_n = st.apply(test_d), st.apply(test_n)
-        used_sel = n_sel
-    else:
-        band_d = np.concatenate([st.apply(sel_d), st.apply(test_d)])
-        band_n = np.concatenate([st.apply(sel_n), st.apply(test_n)])
-        used_sel = 0
-    return profile_test(band_d, band_n, bound, st, used_sel, common, AuditResult, band=band)
+    return _profile_result(mechanism, dataset, neighbour, statistic, sel_d, sel_n, test_d, test_n, bound,
+                           common=common, whiten=whiten, band=band, low_bits=low_bits, name=name)

@@ -44,13 +44,20 @@ LEGEND = (
                                 "the claimed epsilon."),
     ("eps_lower/eps", "lower bound over claimed epsilon: above 1 refutes the claim; close to 1 means the audit "
                       "is tight (it would catch a small overclaim)."),
-    ("profile margin", "profile mode: the largest amount by which a confidence corner of the empirical "
-                       "trade-off lies beyond the declared privacy profile's boundary; > 0 refutes, < 0 is the "
-                       "slack left."),
+    ("profile scale (margin)", "profile mode: how close the claim came, the largest multiple of the declared "
+                               "profile's allowance (on the probit scale; for a Gaussian claim, the noise ratio "
+                               "sigma/sigma') that the confidence corners of the empirical trade-off refute; "
+                               "> 1 (margin > 0) refutes the profile, 0.95 means it held within 5%."),
+    ("refuted by", "privacy audits of floating-point outputs run two families of tests on the same runs: "
+                   "the *values* and the *low bits* (the floating-point leak; alpha split 4:1). The verdict "
+                   "names each family that refutes; 'low bits only' means the real-valued mechanism is not "
+                   "refuted and the floating-point implementation leaks."),
     ("slope [interval] vs exponent", "rate audits: the least-squares slope of log(measured) on log(axis) with "
                                      "its bootstrap interval at the audit's level, against the exponent the "
                                      "spec record's bound predicts (record.exponents); the verdict tests the "
-                                     "slope of measured/bound against the tolerance."),
+                                     "slope of measured/bound against the tolerance. The intervals (and the "
+                                     "level limits) are approximate: their miss rates are measured in "
+                                     "docs/audit-evidence.md, not guaranteed."),
     ("level", "measured / reference at every grid point with one-sided limits, against a band."),
 )
 
@@ -357,23 +364,33 @@ def _describe(d: dict) -> tuple[str, str, str]:
         eps, lower = _num(d["epsilon"]), _num(d["epsilon_lower"])
         mode = "profile" if d.get("mode") == "profile" else "point"
         ratio = "-" if eps == 0 else f"{lower / eps:.2f}"
+        families = d.get("families") or {}
+        bits = families.get("low_bits", {})
+        scale = d.get("profile_scale")
         numbers = (f"eps_lower/eps = {_g(lower)}/{eps:g} = {ratio}; estimate {_g(d['epsilon_estimate'])}"
-                   + (f"; profile margin {_num(d['profile_margin']):+.2g}" if d.get("profile_margin") is not None
+                   + (f"; values eps_lower {_g(families['values']['epsilon_lower'])}, low bits eps_lower "
+                      f"{_g(bits['epsilon_lower'])}" if bits.get("status") == "tested" else "")
+                   + (f"; profile scale {_g(scale)} (margin {_num(d['profile_margin']):+.2g})" if scale is not None
+                      else f"; profile margin {_num(d['profile_margin']):+.2g}" if d.get("profile_margin") is not None
                       else "")
                    + f"; {d['runs']} runs/dataset at alpha {_num(d['alpha']):.3g}")
         what = f"privacy, {mode} mode, ({eps:g}, {_num(d['delta']):g})-DP: {d.get('statistic') or 'output'}"
-        return what, numbers, "REFUTED" if d.get("violated") else "not refuted"
+        refuted = d.get("refuted_by") or []
+        verdict = ("not refuted" if not d.get("violated") else
+                   "REFUTED (low bits only)" if list(refuted) == ["low_bits"] else
+                   "REFUTED (values and low bits)" if len(refuted) == 2 else "REFUTED")
+        return what, numbers, verdict
     if kind == "rate":
         parts = [f"{axis} {_num(d['slopes'][axis]):+.2f} [{_num(d['intervals'][axis][0]):+.2f}, "
                  f"{_num(d['intervals'][axis][1]):+.2f}] vs {_num(d['expected'][axis]):+g}" for axis in d["slopes"]]
         what = f"rate, {d.get('kind')} bound: {d.get('name') or ''}"
         verdict = "passed" if d.get("passed") else f"FAILED ({', '.join(d.get('failed_axes') or [])})"
-        return what, "; ".join(parts) + f" (tolerance {d['tolerance']:g} on measured/bound)", verdict
+        return what, "; ".join(parts) + f" (tolerance {d['tolerance']:g} on measured/bound; approximate intervals)", verdict
     if kind == "level":
         ratios = [_num(p["ratio"]) for p in d["points"]]
         band = f"[{_num(d['low']):.3g}, {_num(d['high']):.3g}]"
         what = f"level: measured / {d.get('reference_name') or 'reference'}"
-        numbers = f"ratio {min(ratios):.3g} to {max(ratios):.3g} over {len(ratios)} points, band {band}"
+        numbers = f"ratio {min(ratios):.3g} to {max(ratios):.3g} over {len(ratios)} points, band {band} (approximate limits)"
         return what, numbers, "passed" if d.get("passed") else "FAILED"
     if kind == "band":
         parts = [f"{axis} {_num(d['slopes'][axis]):+.2f} [{_num(d['intervals'][axis][0]):+.2f}, "
@@ -381,7 +398,7 @@ def _describe(d: dict) -> tuple[str, str, str]:
                  f"{_num(d['bands'][axis][1]):+g}]: {d['verdicts'][axis]}" for axis in d["slopes"]]
         what = f"acceptance band: {d.get('name') or ''}"
         verdict = "REFUTED" if not d.get("passed") else ("confirmed" if d.get("confirmed") else "not refuted")
-        return what, "; ".join(parts), verdict
+        return what, "; ".join(parts) + " (approximate intervals)", verdict
     if kind == "comparison" and "table" in d:  # audits.comparison
         what = f"comparison: {d['quantity']} against {d['axis']}"
         return what, "table under Comparisons", "passed" if d.get("passed") else "-"
@@ -432,9 +449,10 @@ def _overview(entries: list[dict]) -> list[str]:
                 lines.append(f"| {test} | {role} | - | no result recorded | - | {e['outcome'] or '-'} |")
             for d in e["results"]:
                 what, numbers, verdict = _describe(d)
-                if role == "twin" and verdict in ("REFUTED",) or (role == "twin" and verdict.startswith("FAILED")):
+                flagged = verdict.startswith(("REFUTED", "FAILED"))
+                if role == "twin" and flagged:
                     verdict += " (flagged, expected)"
-                elif role == "correct" and (verdict == "REFUTED" or verdict.startswith("FAILED")):
+                elif role == "correct" and flagged:
                     verdict += " (false alarm?)"
                 lines.append(f"| {test} | {role} | {_cell(what)} | {_cell(numbers)} | {verdict} | "
                              f"{e['outcome'] or '-'} |")

@@ -17,14 +17,17 @@ Statistics
   (independently per point, seeded), the means recomputed and the slope refitted. The interval
   has level ``1 - alpha / k`` for ``k`` axes (Bonferroni). It is the percentile interval when
   each tail holds at least 10 resamples (``bootstrap * alpha / (2k) >= 10``); at the small
-  levels of a suite's audits it is ``slope -+ t sd`` with the resamples' standard deviation and
-  Student's ``t_{runs - 1}`` quantile, because a percentile beyond the resampling resolution is
-  just the extreme resample, an interval narrower than its level. That interval is approximate,
-  and its tails were measured by simulation (``benchmarks/bench_rate_tails.py``): at a nominal
-  one-sided 1e-4 its miss rate is within its confidence interval of nominal for chi-square
-  values with 4 or more degrees of freedom, and up to about twice nominal for strongly skewed
-  values (chi-square with 1 degree of freedom, lognormal with sigma 1) at 60-200 runs per point;
-  smaller levels were not resolved.
+  levels of a suite's audits it is ``slope -+ t sd``, because a percentile beyond the resampling
+  resolution is just the extreme resample, an interval narrower than its level. There ``sd`` is
+  the slope's standard deviation with the largest resampled spread of any point's log-mean on
+  the axis in place of each point's own (a point whose mean came out low on a right-skewed law
+  also has a low spread), and ``t`` is Student's ``t_{runs - 1}`` quantile at the per-side level
+  divided by :data:`SKEW_MARGIN` (2). That interval is approximate, and its tails were measured
+  by simulation (``benchmarks/bench_rate_tails.py``, docs/audit-evidence.md "Rate intervals"):
+  for normal, chi-square and lognormal (sigma 1) values at 60 to 1200 runs per point its
+  one-sided miss rate is at most its nominal level within the simulation's resolution, from
+  1e-3 down to 1e-6 at 60 runs (the interval it replaced, each point's own spread and no margin,
+  missed up to about twice as often as nominal).
 * Tested quantity per axis: with a ``bound(params)`` callable, the slope of
   ``log(mean / bound)`` (which should be <= 0 for an upper bound: the ratio must not grow);
   without one, ``slope - expected[axis]``.
@@ -41,12 +44,15 @@ False alarms (the share an audit spends)
 An audit test splits its own alpha into explicit shares, one per statistical check, and passes
 each check its share, so the test errs with probability at most the sum (union bound):
 
-* ``audit_rate(alpha=a)`` spends at most about ``a / 2``: each of the ``k`` axes fails only on
-  one side of its two-sided interval at level ``1 - a/k``, i.e. with probability ``a / (2k)``
-  when the claim holds with equality (approximate: bootstrap intervals; see above for their
-  measured tails).
-* ``audit_band(alpha=a)`` (acceptance bands on the slopes) spends at most about ``a / 2`` in
-  the same way.
+* ``audit_rate(alpha=a)`` spends at most ``a / 2``: each of the ``k`` axes fails only on one
+  side of its two-sided interval at level ``1 - a/k``, i.e. with probability ``a / (2k)`` when
+  the claim holds with equality (approximate: bootstrap intervals, whose measured tails are
+  above; at the suite's levels the nominal rate is ``a / 4``, the rest is the skew margin).
+* ``audit_band(alpha=a)`` (acceptance bands on the slopes) spends at most ``a``: a band can be
+  missed on both sides, each at ``a / (2k)`` per axis (nominal ``a / (4k)`` with the skew
+  margin). Measured at ``a = 0.05`` for normal, chi-square(1) and lognormal values at 60, 200
+  and 1200 runs with the true slope at the band's edge: every rate at most ``a`` with its 95%
+  interval (docs/audit-evidence.md, "Acceptance bands").
 * What alpha does not cover: a slope measured on a finite grid is not the exponent of an
   ``O()``. Lower-order terms, log factors and regime changes bend the curve; a rate or band
   verdict is about the slope on the grid that was run.
@@ -123,7 +129,8 @@ class RateResult:
     kind, tolerance, alpha, runs, seed, bootstrap
         The audit's settings.
     standard_errors : dict
-        Axis -> bootstrap standard deviation of the slope.
+        Axis -> the slope's standard deviation from the bootstrap, with the largest spread of
+        any point's log-mean on the axis in place of each point's own (module docstring).
     interval_method : {"percentile", "t"}
         How the intervals were formed from the bootstrap (see :func:`audit_rate`).
     """
@@ -158,7 +165,8 @@ class RateResult:
         rule = (f"fails above +{self.tolerance:g}" if self.kind == "upper" else f"fails below -{self.tolerance:g}")
         verdict = "passed" if self.passed else f"FAILED ({', '.join(self.failed_axes)})"
         return (f"{self.kind}-bound rate: {'; '.join(parts)} | {tested} interval {rule} at "
-                f"{100 * (1 - self.alpha):.6g}% | {self.runs} runs/point | seed {self.seed} | {verdict}")
+                f"{100 * (1 - self.alpha):.6g}% ({APPROXIMATE}) | {self.runs} runs/point | seed {self.seed} | "
+                f"{verdict}")
 
     def to_dict(self) -> dict:
         d = asdict(self)
@@ -167,8 +175,16 @@ class RateResult:
         return jsonable(d)
 
 
+#: How the lines of rate, band and level results label their confidence levels: the intervals
+#: and limits are approximations for values that are not normal, measured, not exact.
+APPROXIMATE = "approximate: t/bootstrap, measured in docs/audit-evidence.md"
+
 #: The percentile interval is used when at least this many resamples lie beyond each end.
 MIN_TAIL_RESAMPLES = 10
+#: The t interval's quantile is taken at its per-side level divided by this: a margin for the
+#: skew of per-run values, which makes a studentised slope's tails heavier than Student's
+#: (measured, with the pooled spread below: docs/audit-evidence.md, "Rate intervals").
+SKEW_MARGIN = 2.0
 
 
 def _method(level: float, bootstrap: int) -> str:
@@ -176,24 +192,43 @@ def _method(level: float, bootstrap: int) -> str:
 
 
 def _quantile(level: float, runs: int) -> float:
-    """``t_{runs - 1}`` quantile at ``1 - level/2``: the multiplier of the bootstrap spread."""
-    return float(sps.t.isf(level / 2, runs - 1))
+    """``t_{runs - 1}`` quantile at ``1 - level/(2 SKEW_MARGIN)``: the multiplier of the slope's
+    standard deviation in a two-sided interval at ``1 - level``."""
+    return float(sps.t.isf(level / 2 / SKEW_MARGIN, runs - 1))
 
 
-def _interval(estimate: float, boot: np.ndarray, level: float, runs: int) -> tuple[float, float]:
+def _pooled_sd(log_x: np.ndarray, log_boot_means: np.ndarray) -> float:
+    """Standard deviation of the least-squares slope with the largest spread of any point's
+    resampled log-mean (``log_boot_means``: ``(B, J)``) in place of each point's own.
+
+    A point whose sample mean came out low on a right-skewed law (excess risks are chi-square
+    like) also has a low sample variance; its own spread would make the interval narrowest where
+    the slope is most wrong. The largest spread on the axis breaks that link and is never below
+    a point's own (so the interval is never narrower than with the points' own spreads).
+    """
+    xc = log_x - log_x.mean()
+    c = xc / float(xc @ xc)
+    spread = float(np.max(log_boot_means.var(axis=0, ddof=1)))
+    return math.sqrt(float(c @ c) * spread)
+
+
+def _interval(estimate: float, boot: np.ndarray, level: float, runs: int, sd: float) -> tuple[float, float]:
     """Two-sided interval at ``1 - level`` from bootstrap replicates ``boot`` of ``estimate``.
 
     Percentile when each tail holds at least :data:`MIN_TAIL_RESAMPLES` resamples; otherwise
-    ``estimate -+ t_{runs - 1, 1 - level/2} sd(boot)`` (a percentile at a tail finer than the
-    resampling resolution would only return the extreme resamples, an interval narrower than its
-    level). Student's t rather than the normal quantile because the spread is estimated from the
-    runs: with skewed values the normal quantile's one-sided miss rate at 1e-4 was measured at 1.4
-    to 4.2 times nominal for 60 runs per point, the t quantile's at 0.6 to 2.1 times
-    (``benchmarks/bench_rate_tails.py``, docs/audit-evidence.md "Rate intervals").
+    ``estimate -+ t_{runs - 1, 1 - level/(2 SKEW_MARGIN)} sd`` with ``sd`` the pooled standard
+    deviation (:func:`_pooled_sd`): a percentile at a tail finer than the resampling resolution
+    would only return the extreme resamples, an interval narrower than its level. Student's t
+    rather than the normal quantile because the spread is estimated from the runs; the pooled
+    spread and the margin because skewed values make the studentised slope's tails heavier still.
+    Measured one-sided miss rates (``benchmarks/bench_rate_tails.py``; docs/audit-evidence.md,
+    "Rate intervals"): with each point's own spread and no margin, up to 1.9 times nominal at
+    1e-4 to 1e-6 for chi-square(1) values at 60 runs per point; with the pooled spread and the
+    margin, at most nominal within the simulation's resolution (table there).
     """
     if _method(level, boot.size) == "percentile":
         return float(np.quantile(boot, level / 2)), float(np.quantile(boot, 1 - level / 2))
-    half = _quantile(level, runs) * float(boot.std(ddof=1))
+    half = _quantile(level, runs) * sd
     return estimate - half, estimate + half
 
 
@@ -327,8 +362,8 @@ def audit_rate(measure, *, grid, base, runs, expected, bound=None, kind="upper",
         boot_slopes = _slopes(log_x, np.log(boot_means))
         slope = float(_slopes(log_x, log_mean))
         slopes[axis] = slope
-        ses[axis] = float(boot_slopes.std(ddof=1))
-        intervals[axis] = _interval(slope, boot_slopes, level, runs)
+        ses[axis] = _pooled_sd(log_x, np.log(boot_means))
+        intervals[axis] = _interval(slope, boot_slopes, level, runs, ses[axis])
         if bound is not None:
             log_b = np.log(np.array(bounds, dtype=float))
             t = float(_slopes(log_x, log_mean - log_b))
@@ -337,7 +372,7 @@ def audit_rate(measure, *, grid, base, runs, expected, bound=None, kind="upper",
             t = slope - exp[axis]
             boot_t = boot_slopes - exp[axis]
         tested[axis] = t
-        tiv = _interval(t, boot_t, level, runs)
+        tiv = _interval(t, boot_t, level, runs, ses[axis])  # the bound is fixed: the same spread
         tested_iv[axis] = tiv
         if (kind == "upper" and tiv[0] > tolerance) or (kind == "lower" and tiv[1] < -tolerance):
             failed.append(axis)
@@ -389,7 +424,7 @@ class BandResult:
                  f"in [{self.bands[a][0]:+g}, {self.bands[a][1]:+g}]: {self.verdicts[a]}" for a in self.slopes]
         verdict = "REFUTED" if not self.passed else ("confirmed" if self.confirmed else "not refuted")
         return (f"acceptance band {self.name}: {'; '.join(parts)} | intervals at "
-                f"{100 * (1 - self.alpha):.6g}% | {verdict}")
+                f"{100 * (1 - self.alpha):.6g}% ({APPROXIMATE}) | {verdict}")
 
     def to_dict(self) -> dict:
         d = asdict(self)
@@ -402,17 +437,24 @@ def audit_band(result: RateResult, targets, *, half_width=0.0, alpha, name="") -
     """Test whether the slopes of a rate audit lie within ``targets -+ half_width``.
 
     An acceptance criterion of the form "the measured slope is within ``h`` of the exponent" as
-    a test inside the error budget: per axis, the interval ``slope -+ t_{runs - 1, 1 - alpha/(2k)}
-    sd`` (with the rate audit's bootstrap standard deviation of the slope) at level ``1 - alpha/k``
-    for ``k`` axes; the band is *refuted* on an axis when the interval misses it,
-    *confirmed* when the interval lies inside it.
+    a test inside the error budget: per axis, the interval ``slope -+ t sd`` at level ``1 -
+    alpha/k`` for ``k`` axes, ``sd`` the rate audit's standard deviation of the slope
+    (``standard_errors``: bootstrap, pooled spread) and ``t`` Student's ``t_{runs - 1}`` quantile
+    at ``1 - alpha/(2k SKEW_MARGIN)`` (:data:`SKEW_MARGIN` = 2, a margin for skewed values); the
+    band is *refuted* on an axis when the interval misses it, *confirmed* when the interval lies
+    inside it.
 
     False alarms: when every true slope (the slope of the true means on this grid) is inside its
-    band, a refutation needs an interval beyond one of the band's ends, which happens with
-    probability at most ``alpha/(2k)`` per axis: at most ``alpha/2`` in all. Approximate: the
-    slope is not exactly normal, and for strongly skewed per-run values with few runs the
-    one-sided miss rate was measured at up to about twice its nominal level at 1e-4
-    (``benchmarks/bench_rate_tails.py``; docs/audit-evidence.md, "Rate intervals").
+    band, a refutation needs an interval beyond one of the band's ends. Each end is missed with
+    probability ``alpha/(2k)`` per axis (nominally ``alpha/(4k)``; the skew margin takes the rest),
+    and a band of width 0 (``half_width=0``, a point) can be missed on both sides, so the band
+    errs with probability at most ``alpha``; a band wider than the intervals, with the true slope
+    at one edge, at most about ``alpha/2``. Approximate (the slope is not exactly normal), and
+    measured: at ``alpha = 0.05``, 5000 repetitions per cell, normal, chi-square(1) and lognormal
+    values at 60, 200 and 1200 runs, the true slope at the band's edge, every rate's 95% upper
+    limit is at most ``alpha`` (``benchmarks/bench_band_alarms.py``; docs/audit-evidence.md,
+    "Acceptance bands"). (The former interval, each point's own spread and no margin, stated
+    ``alpha/2`` and measured 0.060 [0.053, 0.067] for chi-square(1) values with a point band.)
 
     What alpha does not cover: the slope on a finite grid is not the exponent of the theorem's
     ``O()``. Lower-order terms, log factors and regime changes bend the curve, so a band around
@@ -515,7 +557,8 @@ class LevelResult:
         verdict = "passed" if self.passed else f"FAILED ({len(self.failed)} of {len(self.points)} points outside)"
         return (f"level of measured / {self.reference_name or 'reference'}: ratio {min(ratios):.4g} to "
                 f"{max(ratios):.4g} over {len(self.points)} points, one-sided {100 * (1 - self.tail):.6g}% limits "
-                f"from {min(lows):.4g} to {max(highs):.4g}; band {band} | alpha {self.alpha:.4g} | {verdict}")
+                f"from {min(lows):.4g} to {max(highs):.4g} (approximate: Student t); band {band} | alpha "
+                f"{self.alpha:.4g} | {verdict}")
 
     def to_dict(self) -> dict:
         d = asdict(self)

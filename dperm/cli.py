@@ -43,8 +43,9 @@ This interface is stable (external checks rely on it):
 * Exit status 0 on success, 2 on bad arguments with a one-line ``dperm: error: ...`` on stderr
   (an assumption that fails at the given values is such an error: it names the assumption and
   the values; a value is quoted as ``NAME (VALUE) must ...``). ``dperm vectors check`` exits 1
-  on a mismatch. ``dperm audit`` also exits 1 when the claim is refuted and 3 when the audited
-  code itself raises.
+  on a mismatch. ``dperm audit`` also exits 1 when the claim is refuted by its values, 4 when it
+  is refuted only by the low bits of floating-point outputs, and 3 when the audited code itself
+  raises.
 * Every verb but ``audit`` (:mod:`audits.command`) writes ``--json`` output the same way: strict
   JSON indented by 2.
 * ``dperm --help`` imports nothing heavy (no spec registry, no numpy): a verb's options are
@@ -96,7 +97,8 @@ _EXIT_HELP = (
 _TOP_EXIT_HELP = (
     "Exit status: 0 on success; 1: dperm audit refuted the claim, or dperm vectors check found a "
     "mismatch; 2: bad arguments, or an assumption that fails at the given values (one line "
-    "'dperm: error: ...' on stderr); 3: dperm audit: the audited code itself failed. Warnings are "
+    "'dperm: error: ...' on stderr); 3: dperm audit: the audited code itself failed; 4: dperm audit "
+    "refuted the claim only through the low bits of floating-point outputs. Warnings are "
     "lines 'dperm: warning: ...' on stderr and do not change the status. 'dperm VERB --help' gives "
     "a verb's options and details."
 )
@@ -106,9 +108,11 @@ _VECTORS_EXIT_HELP = (
     "difference); 2: bad arguments or unreadable files (one line 'dperm: error: ...' on stderr)."
 )
 _AUDIT_EXIT_HELP = (
-    "Exit status: 0: the claim is not refuted; 1: it is refuted; 2: bad arguments or invalid "
-    "values (one line on stderr); 3: the audited code itself failed (its traceback or cause on "
-    "stderr), never mistaken for bad arguments nor for a refuted claim."
+    "Exit status: 0: the claim is not refuted; 1: it is refuted by the values of the outputs (whether "
+    "or not their low bits refute it too); 4: it is refuted only by the low bits of floating-point "
+    "outputs (the real-valued mechanism is not refuted; --low-bits off audits it); 2: bad arguments "
+    "or invalid values (one line on stderr); 3: the audited code itself failed (its traceback or "
+    "cause on stderr), never mistaken for bad arguments nor for a refuted claim."
 )
 
 _TARGET_HELP = (

@@ -31,6 +31,9 @@ USER_FILE = textwrap.dedent('''
     def leaky(data, runs, rng):
         return data.sum() + 0.25 * rng.laplace(size=runs)
 
+    def halved(data, runs, rng):  # the float Laplace at half its scale: 2-DP over the reals
+        return data.sum() + 0.5 * rng.laplace(size=runs)
+
     def wrong_shape(data, runs, rng):
         return np.zeros(runs + 1)
 
@@ -99,9 +102,51 @@ def test_correct_mechanism_exits_zero_and_prints_one_line(user_file, capsys):
 
 def test_leaky_mechanism_exits_one(user_file, capsys):
     status = audit([f"{user_file}:leaky", "--pair", f"{user_file}:PAIR", "--epsilon", "1",
-                    "--runs", "2000", "--seed", "3"])
-    assert status == 1
-    assert capsys.readouterr().out.strip().endswith("REFUTED")
+                    "--runs", "2000", "--seed", "3", "--low-bits", "off"])
+    assert status == command.EXIT_REFUTED == 1
+    assert capsys.readouterr().out.strip().endswith(
+        "| REFUTED (low-bit test off: low_bits=False audits the real-valued idealisation)")
+
+
+def _verdict(line):
+    return line.split(" | ")[-1]
+
+
+def test_halved_float_laplace_names_both_families_and_exits_one(user_file, capsys):
+    """The float Laplace at half its scale (2-DP over the reals, claimed 1): its values and its low
+    bits both refute the claim, and the line names both with their bounds; exit 1 (seeded)."""
+    status = audit([f"{user_file}:halved", "--pair", f"{user_file}:PAIR", "--epsilon", "1",
+                    "--runs", "20000", "--seed", "3"])
+    line = capsys.readouterr().out.strip()
+    assert status == command.EXIT_REFUTED
+    assert re.fullmatch(r"REFUTED by its values \(lower bound [\d.]+\) and by its float low bits "
+                        r"\(lower bound [\d.]+\)", _verdict(line)), line
+    status = audit([f"{user_file}:halved", "--pair", f"{user_file}:PAIR", "--epsilon", "1",
+                    "--runs", "20000", "--seed", "3", "--json"])
+    data = json.loads(capsys.readouterr().out)
+    assert status == 1 and data["verdict"] == "refuted by values" and data["refuted_by"] == ["values", "low_bits"]
+    assert data["families"]["values"]["epsilon_lower"] > 1 and data["families"]["low_bits"]["epsilon_lower"] > 1
+
+
+def test_correct_float_laplace_is_refuted_only_by_its_low_bits_and_exits_four(user_file, capsys):
+    """The correctly scaled float Laplace: only the low bits refute; the line says so, gives the
+    values' verdict (not refuted, with the bound) and the way to audit the idealisation; exit 4,
+    and 0 with --low-bits off (seeded)."""
+    argv = [f"{user_file}:laplace", "--pair", f"{user_file}:PAIR", "--epsilon", "1", "--runs", "20000",
+            "--seed", "3"]
+    status = audit(argv)
+    line = capsys.readouterr().out.strip()
+    assert status == command.EXIT_LOW_BITS_ONLY == 4
+    verdict = _verdict(line)
+    assert verdict.startswith("REFUTED only by its float low bits (lower bound "), line
+    assert "the real-valued mechanism is not refuted: its values give lower bound 0." in verdict
+    assert "discrete or snapped sampler" in verdict and "--low-bits off" in verdict
+    assert audit(argv + ["--low-bits", "off"]) == 0
+    assert _verdict(capsys.readouterr().out.strip()).startswith("not refuted")
+    assert audit(argv + ["--json"]) == 4
+    data = json.loads(capsys.readouterr().out)
+    assert data["verdict"] == "refuted only by low bits" and data["refuted_by"] == ["low_bits"]
+    assert data["families"]["values"]["violated"] is False and data["families"]["values"]["epsilon_lower"] < 1
 
 
 def test_json_output_pair_callable_and_tuple(user_file, capsys):
@@ -122,7 +167,7 @@ def test_json_lists_infinite_values_as_null(user_file, capsys):
     status = audit([f"{user_file}:laplace", "--pair", f"{user_file}:PAIR", "--epsilon", "1",
                     "--runs", "20000", "--seed", "4", "--json"])
     data = json.loads(capsys.readouterr().out)
-    assert status == 1 and data["epsilon_estimate"] is None and "epsilon_estimate" in data["infinite"]
+    assert status == 4 and data["epsilon_estimate"] is None and "epsilon_estimate" in data["infinite"]
     assert [t["family"] for t in data["tests"]] == ["value", "low-bit"]
 
 
@@ -177,6 +222,27 @@ def test_statistic_and_event_options(user_file, capsys):
     assert [t["alpha"] for t in data["tests"]] == [0.05] and "output > 2.5" in data["event"]
 
 
+def test_low_bits_in_profile_mode_and_with_events(user_file, capsys):
+    """The low-bit test runs in profile mode (auto) and with an event (on); with an event and auto
+    the line says it did not run; on integer outputs --low-bits on is an error (exit 2). The
+    float Laplace is refuted by its low bits alone in each mode where the test runs (seeded)."""
+    base = [f"{user_file}:laplace", "--pair", f"{user_file}:PAIR", "--epsilon", "1", "--runs", "20000",
+            "--seed", "3"]
+    assert audit(base + ["--profile", "laplace:scale=1"]) == 4
+    out = capsys.readouterr().out
+    assert out.startswith("profile + (1, 0)-DP claim") and "REFUTED only by its float low bits" in out
+    assert audit(base + ["--event", "2.5"]) == 0
+    assert _verdict(capsys.readouterr().out.strip()) == (
+        "not refuted (low-bit test not run: a caller's event; low_bits=True adds it)")
+    assert audit(base + ["--event", "2.5", "--low-bits", "on", "--json"]) == 4
+    data = json.loads(capsys.readouterr().out)
+    assert [t["family"] for t in data["tests"]] == ["user event", "user event", "low-bit"]
+    assert data["counts"]["selection_runs"] == 3000
+    assert audit([f"{user_file}:geometric", "--pair", f"{user_file}:PAIR", "--epsilon", "1", "--runs", "1000",
+                  "--low-bits", "on"]) == 2
+    assert "low_bits (True): mechanism geometric returns integers" in capsys.readouterr().err
+
+
 def test_ready_made_profiles(user_file, capsys):
     base = [f"{user_file}:geometric", "--pair", f"{user_file}:PAIR", "--epsilon", "1", "--runs", "3000",
             "--seed", "2"]
@@ -206,7 +272,7 @@ def test_runs_default_is_raised_for_float_outputs_and_catches_the_float_leak(use
     base = ["--pair", f"{user_file}:PAIR", "--epsilon", "1", "--seed", "2"]
     status = audit([f"{user_file}:laplace", *base])
     captured = capsys.readouterr()
-    assert status == 1 and captured.out.strip().endswith("REFUTED")
+    assert status == command.EXIT_LOW_BITS_ONLY and "REFUTED only by its float low bits" in captured.out
     assert f"raised to {command.FLOAT_LEAK_RUNS}" in captured.err
     assert f"{command.FLOAT_LEAK_RUNS} runs/dataset" in captured.out
     for argv in ([f"{user_file}:laplace", *base, "--low-bits", "off"], [f"{user_file}:geometric", *base]):

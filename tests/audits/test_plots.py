@@ -75,7 +75,7 @@ def test_titles_are_wrapped_and_name_the_test():
     lines = fig["title"].split("\n")
     assert all(len(line) <= TITLE_WIDTH for line in lines) and len(lines) >= 3
     assert fig["title"].replace("\n", " ").startswith("test_x_privacy.py::test_a_rather_long")
-    assert "profile margin" in fig["title"]
+    assert "profile scale" in fig["title"].replace("\n", " ")
 
 
 def test_rate_figure_has_title_label_and_confidence_bars():

@@ -95,7 +95,7 @@ def test_header_summary_and_family_wise_alpha(suite):
         "results are expected)",
     ])
     assert "refuted," not in result.stdout.str()  # no count of refuted claims that reads like a failure
-    result.stdout.fnmatch_lines(["[[]audit[]] test_suite.py::test_planted: (1, 0)-DP claim:*REFUTED"])
+    result.stdout.fnmatch_lines(["[[]audit[]] test_suite.py::test_planted: (1, 0)-DP claim:*| REFUTED by its values*"])
     (_, seed, alpha, tier, factor, _), = contexts(suite)
     assert float(alpha) == OTHER_SLOT_ALPHA and tier == "smoke" and float(factor) == 0.8
     assert int(seed) == plugin.derive_seed(42, "audits/test_suite.py::test_context")
@@ -247,7 +247,7 @@ def test_report_is_written_and_reproducible(suite, monkeypatch):
     assert "pytest audits --audit-tier=smoke --audit-seed=5" in md
     assert "at most **0.01**" in md and "plots skipped" in md
     assert "| other | 1/10 | 0.001 | 64 | 3 | 1 | 1.563e-05 |" in md  # the budget split
-    assert "### laplace.mechanism" in md and "REFUTED (flagged, expected)" in md
+    assert "### laplace.mechanism" in md and "REFUTED (values and low bits) (flagged, expected)" in md
     other = run(suite, "--audit-seed=6", f"--audit-report={out2}")
     other.assert_outcomes(passed=5)
     three = json.loads((out2 / "report.json").read_text())

@@ -495,7 +495,8 @@ def test_same_seed_same_result_and_seed_is_printed():
     assert a == b and a != c
     line = str(a)
     assert "\n" not in line and "seed 1234" in line and "5000 runs/dataset" in line
-    assert line.startswith("(1, 1e-05)-DP claim: estimate") and line.endswith("not refuted")
+    assert line.startswith("(1, 1e-05)-DP claim: estimate")
+    assert line.endswith("| not refuted (low-bit test off: low_bits=False audits the real-valued idealisation)")
     fresh = audit_real(gaussian(SIGMA), PAIR, epsilon=1.0, runs=1000)
     assert isinstance(fresh.seed, int) and fresh.seed >= 0
     again = audit_real(gaussian(SIGMA), PAIR, epsilon=1.0, runs=1000, seed=fresh.seed)
@@ -516,9 +517,12 @@ def test_result_fields_and_json():
     assert isinstance(r, AuditResult) and r.mode == "point" and r.violated
     assert r.runs == 500 and r.alpha == 0.05 and r.seed == 3 and r.relation == "replace-one"
     assert r.counts["selection_runs"] + r.counts["test_runs"] == 500
-    assert str(r).endswith("REFUTED")
+    assert r.verdict == "refuted by values" and "values" in r.refuted_by
+    assert " | REFUTED by its values (lower bound " in str(r)
     d = json.loads(json.dumps(r.to_dict(), allow_nan=False))
     assert d["violated"] is True and d["seed"] == 3 and d["result_type"] == "privacy"
+    assert d["verdict"] == "refuted by values" and d["refuted_by"] == list(r.refuted_by)
+    assert d["families"]["values"]["violated"] is True and d["families"]["low_bits"]["status"] == "tested"
     # An event never seen on the other dataset gives an infinite estimate, written as null and listed.
     assert r.epsilon_estimate == math.inf and d["epsilon_estimate"] is None and "epsilon_estimate" in d["infinite"]
     p = audit_real(gaussian(SIGMA), PAIR, epsilon=1.0, delta=1e-5, runs=1000, seed=3,
@@ -662,3 +666,105 @@ def test_audit_real_valued_is_audit_privacy_without_the_low_bit_test():
                                            low_bits=False).to_dict()
     with pytest.raises(TypeError, match="low_bits"):
         audit_real_valued(float_laplace, pair, epsilon=1.0, runs=100, seed=3, low_bits=True)
+
+
+# --------------------------------------------------------------------------------------------
+# verdicts that name every finding; the low-bit test in every mode
+
+COUNT = replace_one(np.array([1.0, 1.0, 1.0, 1.0, 0.0, 0.0, 0.0]), 0, 0.0)  # a count of 4 and of 3
+
+
+def _verdict(result):
+    return str(result).split(" | ")[-1]
+
+
+def test_halved_float_laplace_is_refuted_by_both_families_and_the_line_names_both():
+    """Float Laplace at half its scale on a count (2-DP over the reals) claimed 1-DP: the value
+    test and the low-bit test both refute; the line names each with its bound, and the result
+    and its JSON carry both families (seeded; each refutation has power near 1 at 20000 runs)."""
+    r = audit_privacy(laplace(0.5), COUNT, epsilon=1.0, runs=20_000, seed=1)
+    values, bits = r.families["values"], r.families["low_bits"]
+    assert values["violated"] and bits["violated"] and r.refuted_by == ("values", "low_bits")
+    assert r.verdict == "refuted by values"
+    assert _verdict(r) == (f"REFUTED by its values (lower bound {values['epsilon_lower']:.3g}) and by its "
+                           f"float low bits (lower bound {bits['epsilon_lower']:.3g})")
+    assert values["epsilon_lower"] > 1.5 and values["alpha"] == pytest.approx(0.04)
+    assert bits["alpha"] == pytest.approx(0.01) and r.epsilon_lower == max(values["epsilon_lower"],
+                                                                           bits["epsilon_lower"])
+    d = json.loads(json.dumps(r.to_dict(), allow_nan=False))
+    assert d["refuted_by"] == ["values", "low_bits"] and d["verdict"] == "refuted by values"
+    assert d["families"]["values"]["event"] == values["event"]
+
+
+def test_correct_float_laplace_is_refuted_only_by_its_low_bits_and_the_line_says_so():
+    """The correctly scaled float Laplace: the low bits refute, the values do not; the line says
+    that only the low bits refute, gives the values' bound and estimate, names the fix and the
+    option that audits the idealisation (seeded)."""
+    r = audit_privacy(laplace(1.0), COUNT, epsilon=1.0, runs=20_000, seed=1)
+    values = r.families["values"]
+    assert r.violated and r.refuted_by == ("low_bits",) and r.verdict == "refuted only by low bits"
+    assert not values["violated"] and 0.8 < values["epsilon_lower"] <= 1.0
+    text = _verdict(r)
+    assert text.startswith("REFUTED only by its float low bits (lower bound ")
+    assert (f"the real-valued mechanism is not refuted: its values give lower bound "
+            f"{values['epsilon_lower']:.3g} (estimate {values['epsilon_estimate']:.3g})") in text
+    assert "a discrete or snapped sampler fixes it" in text and "low_bits=False" in text
+    real = audit_privacy(laplace(1.0), COUNT, epsilon=1.0, runs=20_000, seed=1, low_bits=False)
+    assert not real.violated and real.families["low_bits"]["status"] == "off"
+
+
+def test_profile_mode_runs_the_low_bit_test_by_default_and_when_asked():
+    """audit_privacy(..., profile=..., low_bits=True) runs the low-bit test (never ignored): the
+    float Gaussian at its calibrated sigma holds its profile on its values and is refuted by its
+    low bits, with alpha split 4:1 between the bands and the low-bit test (seeded)."""
+    kw = dict(epsilon=1.0, delta=1e-5, runs=10_000, seed=2, profile=GaussianTradeoff(SIGMA))
+    for low_bits in (True, None):
+        r = audit_privacy(gaussian(SIGMA), COUNT, low_bits=low_bits, **kw)
+        assert r.families["low_bits"]["status"] == "tested" and r.refuted_by == ("low_bits",), str(r)
+        assert not r.profile_violated and r.counts["band_alpha"] == pytest.approx(0.04)
+        assert [t["family"] for t in r.tests] == ["low-bit"] and r.tests[0]["alpha"] == pytest.approx(0.01)
+        assert "REFUTED only by its float low bits" in str(r)
+    off = audit_privacy(gaussian(SIGMA), COUNT, low_bits=False, **kw)
+    assert not off.violated and off.families["low_bits"]["status"] == "off" and off.counts["band_alpha"] == 0.05
+
+
+def test_low_bits_true_on_outputs_without_low_bits_is_an_error_in_every_mode():
+    rr = randomized_response(1.0)
+    for extra in ({}, {"profile": rr_profile(1.0)}, {"event": lambda y: y == 1}):
+        with pytest.raises(ParameterError, match=r"low_bits \(True\): mechanism .* returns integers"):
+            audit_privacy(rr, BITS, epsilon=1.0, runs=1000, seed=1, low_bits=True, **extra)
+
+
+@pytest.mark.parametrize("options,reason", [
+    ({"event": 2.5}, "a caller's event; low_bits=True adds it"),
+    ({"statistic": lambda y: y}, "a caller's statistic; low_bits=True adds it"),
+    ({"low_bits": False}, "low_bits=False audits the real-valued idealisation"),
+])
+def test_a_low_bit_test_that_does_not_run_is_stated_on_the_line(options, reason):
+    r = audit_privacy(laplace(1.0), COUNT, epsilon=1.0, runs=2000, seed=1, **options)
+    status = "off" if "low_bits" in options else "not run"
+    assert r.families["low_bits"] == {"status": status, "reason": reason}
+    assert _verdict(r).endswith(f"(low-bit test {status}: {reason})")
+    integers = audit_privacy(randomized_response(1.0), BITS, epsilon=1.0, runs=1000, seed=1)
+    assert integers.families["low_bits"] == {"status": "not applicable", "reason": "the outputs are integers"}
+    assert _verdict(integers) in ("not refuted", "REFUTED")  # nothing to say about low bits
+
+
+def test_a_user_event_with_low_bits_true_holds_out_a_selection_share():
+    r = audit_privacy(laplace(1.0), COUNT, epsilon=1.0, runs=20_000, seed=1, event=2.5, low_bits=True)
+    assert r.counts["selection_runs"] == 3000 and r.counts["test_runs"] == 17_000
+    assert [t["family"] for t in r.tests] == ["user event", "user event", "low-bit"]
+    assert [t["alpha"] for t in r.tests] == pytest.approx([0.02, 0.02, 0.01])
+    assert r.refuted_by == ("low_bits",)
+
+
+def test_profile_mode_low_bits_can_refute_through_the_profile_alone():
+    """A point claim too weak to refute (eps = 20) with a strict profile (pure 1-DP): the low-bit
+    event of the float Laplace is beyond the profile's B, which is part of the claim; the line says
+    so (seeded)."""
+    r = audit_privacy(laplace(1.0), COUNT, epsilon=20.0, runs=20_000, seed=1, profile=rr_profile(1.0))
+    bits = r.families["low_bits"]
+    assert bits["violated"] and bits["profile_violated"] and not bits["point_violated"]
+    assert bits["epsilon_lower"] < 20 and r.refuted_by == ("low_bits",) and not r.profile_violated
+    assert f"REFUTED only by its float low bits (lower bound {bits['epsilon_lower']:.3g}, beyond the declared " \
+           "profile)" in str(r)

@@ -14,6 +14,7 @@ import math
 
 import numpy as np
 import pytest
+from scipy import special
 from scipy import stats as sps
 
 from audits import selection
@@ -65,28 +66,35 @@ def weighted_band(n, alpha=ALPHA):
     return np.maximum(np.clip(c / n - r, 0, 1), low), np.minimum(np.clip(c / n + r, 0, 1), high)
 
 
+def scale(lower, upper, b):
+    """Oracle of the profile scale of one event (audits.profile_mode docstring): the probit ratio
+    (Phi^-1(L) - Phi^-1(U)) / (Phi^-1(B(U)) - Phi^-1(U)), 0 when L <= U or B(U) >= 1."""
+    if lower <= upper or b >= 1.0:
+        return 0.0
+    z = sps.norm.ppf
+    return (z(lower) - z(upper)) / (z(b) - z(upper))
+
+
 def separated(n, seed=0):
     """Dataset values all in (2, 3), neighbour values all in (0, 1)."""
     rng = np.random.default_rng(seed)
     return 2.0 + rng.uniform(size=n), rng.uniform(size=n)
 
 
-def test_identical_samples_are_not_refuted_and_the_margin_is_the_best_band_gap():
-    """Equal counts on every event: lower_p < upper_q <= B(upper_q), so nothing can be flagged;
-    the reported margin is max_k max(0, k/n - r) - B(k/n + r) over the proper events
-    (1 <= k <= n - 1), and the estimated loss is 0."""
+def test_identical_samples_are_not_refuted_and_the_scale_is_zero():
+    """Equal counts on every event: lower_p < upper_q <= B(upper_q), so nothing can be flagged,
+    and no event shows any advantage: the profile scale is 0 (margin -1), and the estimated loss
+    is 0."""
     n = 500
     t = np.random.default_rng(1).standard_normal(n)
     res = run(t, t.copy(), n_sel=7)
-    r = radius(n)
-    k = np.arange(1, n) / n
-    oracle = np.max(np.maximum(0.0, k - r) - pure_b(np.minimum(1.0, k + r))) - SLACK
     assert not res.violated and not res.profile_violated
-    assert res.profile_margin == pytest.approx(oracle, abs=1e-12)
+    assert res.profile_scale == 0.0 and res.profile_margin == -1.0
+    assert res.profile_runs_to_refute is None
     assert res.epsilon_lower == 0.0 and res.epsilon_estimate == 0.0
     assert res.mode == "profile" and res.statistic == "output (scalar)"
     assert res.counts["selection_runs"] == 7 and res.counts["band_runs"] == n
-    assert res.counts["band_radius"] == pytest.approx(r, rel=1e-14)
+    assert res.counts["band_radius"] == pytest.approx(radius(n), rel=1e-14)
 
 
 @pytest.mark.parametrize("bound", [PROFILE, TRADEOFF], ids=["profile", "tradeoff"])
@@ -105,7 +113,9 @@ def test_total_separation_is_refuted_with_the_exact_margin_and_bound(bound, delt
     past = sum(np.sum(np.clip(kp / n - r, 0, 1) > pure_b(np.clip(kq / n + r, 0, 1))) for kp, kq in k)
     assert past > MAX_EXACT  # the truncated path is the one exercised
     assert res.violated and res.profile_violated
-    assert res.profile_margin == pytest.approx(1 - r - pure_b(r) - SLACK, abs=1e-12)
+    oracle = scale(1 - r, r, float(pure_b(r)) + SLACK)
+    assert oracle > 1 and res.profile_scale == pytest.approx(oracle, rel=1e-9)
+    assert res.profile_margin == pytest.approx(oracle - 1, rel=1e-9)
     assert res.epsilon_lower == pytest.approx(math.log((1 - r - delta) / r), rel=1e-12)
     assert res.epsilon_estimate == math.inf  # the event never happened on the neighbour
     c = res.counts
@@ -120,13 +130,14 @@ def test_total_separation_is_refuted_with_the_exact_margin_and_bound(bound, delt
 def test_separation_needs_enough_runs(n):
     """With n runs, the best any event can show is lower_p = max(0, 1 - r), upper_q = min(1, r)
     (B is nondecreasing): the verdict flips from 'not refuted' to 'refuted' where
-    1 - r > B(r), i.e. r < 1/(1 + e) = 0.2689 (r = 0.2703 at n = 30, 0.2659 at n = 31)."""
+    1 - r > B(r), i.e. r < 1/(1 + e) = 0.2689 (r = 0.2703 at n = 30, 0.2659 at n = 31); the
+    profile scale is that event's probit ratio, and crosses 1 there too."""
     t_d, t_n = separated(n, seed=n)
     res = run(t_d, t_n)
     r = radius(n)
-    margin = max(0.0, 1 - r) - pure_b(min(1.0, r)) - SLACK
-    assert res.profile_margin == pytest.approx(margin, abs=1e-12)
-    assert res.violated == (n >= 31) == res.profile_violated
+    oracle = scale(max(0.0, 1 - r), min(1.0, r), float(pure_b(min(1.0, r))) + SLACK)
+    assert res.profile_scale == pytest.approx(oracle, rel=1e-9, abs=1e-12)
+    assert (res.profile_scale > 1) == (n >= 31) == res.violated == res.profile_violated
     assert res.epsilon_lower == pytest.approx(max(0.0, math.log((1 - r) / r)) if r < 1 else 0.0, abs=1e-12)
 
 
@@ -139,7 +150,7 @@ def test_violated_is_the_profile_or_the_point_verdict():
     eps_lo = math.log((1 - radius(n)) / radius(n))
     nothing = run(t_d, t_n, ClaimBound(lambda e: 1.0), epsilon=1.0)
     assert nothing.violated and not nothing.profile_violated and nothing.epsilon_lower > 1.0
-    assert nothing.profile_margin == pytest.approx(1 - radius(n) - 1 - SLACK, abs=1e-12)
+    assert nothing.profile_scale == 0.0  # B = 1: the claim allows any advantage
     profile_only = run(t_d, t_n, epsilon=10.0)
     assert profile_only.violated and profile_only.profile_violated
     assert profile_only.epsilon_lower == pytest.approx(eps_lo, rel=1e-12) and eps_lo < 10.0
@@ -162,11 +173,13 @@ def test_a_two_dp_laplace_is_refuted_as_one_dp():
     """Laplace(1, 0.5) against Laplace(0, 0.5): at t = 1, p = 1/2 and q = e^-2/2 = 0.068. If both
     empirical CDFs are within s = 0.05 of the truth (probability >= 1 - 4 exp(-2 n s^2) =
     1 - 8e-9 at n = 4000), the largest pooled value below 1 gives lower_p >= 0.45 - r = 0.427
-    and upper_q <= 0.118 + r = 0.141, with B <= e * 0.141 = 0.384: refuted. Seeded; the chance
-    of a miss is below 1e-8."""
+    and upper_q <= 0.118 + r = 0.141, with B <= e * 0.141 = 0.384: refuted. The probit ratio of
+    that event is at least scale(0.427, 0.141, 0.384) = 1.14 (it grows as upper_q falls, for pure
+    DP's B = e a). Seeded; the chance of a miss is below 1e-8."""
     rng = np.random.default_rng(5)
     res = run(rng.laplace(1.0, 0.5, 4000), rng.laplace(0.0, 0.5, 4000))
-    assert res.violated and res.profile_violated and res.profile_margin > 0.04
+    assert scale(0.427, 0.141, math.e * 0.141) > 1.14
+    assert res.violated and res.profile_violated and res.profile_scale > 1.14 and res.profile_margin > 0.14
 
 
 # --------------------------------------------------------------------------------------------
@@ -210,16 +223,14 @@ def test_curve_points_lie_on_the_empirical_curve_with_clipped_bands(key, points)
 # the weighted band (the default of audit_privacy)
 
 
-def test_weighted_band_on_identical_samples_gives_the_margin_of_its_bounds():
-    """Equal counts: margin = max over 1 <= k <= n-1 of lower[k] - B(upper[k]), the band from
-    scipy's Beta quantiles (tolerance: the outward rounding of the harness's bounds)."""
+def test_weighted_band_on_identical_samples_gives_scale_zero():
+    """Equal counts: lower[k] < upper[k] for every event, so no advantage and scale 0."""
     n = 500
     t = np.random.default_rng(1).standard_normal(n)
     res = run(t, t.copy(), band="weighted")
     low, high = weighted_band(n)
-    oracle = np.max(low[1:n] - pure_b(high[1:n])) - SLACK
-    assert not res.violated
-    assert res.profile_margin == pytest.approx(oracle, abs=1e-9)
+    assert np.all(low < high)
+    assert not res.violated and res.profile_scale == 0.0
     assert res.counts["band"] == "weighted"
     assert res.counts["band_radius"] == pytest.approx(math.sqrt(math.log(4 / (0.9 * ALPHA)) / (2 * n)), rel=1e-14)
 
@@ -237,6 +248,7 @@ def test_weighted_band_on_total_separation_reaches_the_order_statistic_bound(n):
     lower_p, upper_q = max(1 - r, lam ** (1 / n)), min(r, 1 - lam ** (1 / n))
     assert res.violated and res.profile_violated
     assert res.epsilon_lower == pytest.approx(math.log(lower_p / upper_q), rel=1e-9)
+    assert res.profile_scale == pytest.approx(scale(lower_p, upper_q, float(pure_b(upper_q)) + SLACK), rel=1e-9)
     dkw = run(t_d, t_n)
     assert res.epsilon_lower > dkw.epsilon_lower
     assert res.counts["p_lower"] == pytest.approx(lower_p, rel=1e-9)
@@ -262,3 +274,79 @@ def test_weighted_curve_bands_are_the_band_at_the_counts():
     q, p = np.array(res.curve["q_hat"]), np.array(res.curve["p_hat"])
     assert np.allclose(res.curve["q_upper"], high[np.round(q * 400).astype(int)], rtol=1e-9, atol=1e-12)
     assert np.allclose(res.curve["p_lower"], low[np.round(p * 400).astype(int)], rtol=1e-9, atol=1e-12)
+
+
+# --------------------------------------------------------------------------------------------
+# the profile scale: how close the claim came
+
+
+class GaussianClaim:
+    """The Gaussian mechanism's exact trade-off f(a) = Phi(Phi^-1(1 - a) - mu), mu = 1/sigma."""
+
+    def __init__(self, sigma):
+        self.mu = 1.0 / sigma
+
+    def tradeoff(self, a):
+        return float(special.ndtr(special.ndtri(1 - a) - self.mu)) if 0 < a < 1 else float(a == 0)
+
+
+def test_scale_of_exact_gaussian_probabilities_is_the_ratio_of_the_noises():
+    """Without bands (L, U the exact probabilities of the Gaussian of noise sigma' on threshold
+    events), every event's probit ratio against the Gaussian claim of sigma is sigma/sigma': the
+    scaled claim B_c is the Gaussian claim of noise sigma/c (module docstring)."""
+    from audits.profile_mode import profile_scale
+
+    sigma = 2.0
+    bound = ClaimBound(GaussianClaim(sigma))
+    x = np.linspace(-3.0, 3.0, 61)
+    for factor in (0.8, 1.05, 2.0):
+        upper = sps.norm.sf(x)                      # Q(T > x), T ~ N(0, 1) in units of the noise
+        lower = sps.norm.sf(x - 1.0 / (factor * sigma))  # P(T > x), T ~ N(1/sigma', 1)
+        c, _ = profile_scale(lower, upper, bound)
+        assert c == pytest.approx(1.0 / factor, rel=1e-6)
+
+
+def test_profile_scale_tells_a_gaussian_at_sigma_x105_from_one_at_sigma_x2():
+    """The acceptance test: the Gaussian claim of the analytic sigma for (1, 1e-5) audited on
+    Gaussian noise sigma x1.05 and sigma x2 (both inside the claim; the true scales are
+    1/1.05 = 0.952 and 1/2, by the previous test). The scale is a lower confidence bound, so each
+    is at most its true value (each fails with probability at most alpha = 0.05 for a random
+    seed); at 20000 runs the x1.05 bound is above even the x2 truth: the claim that nearly failed is
+    told from the one far inside. A mechanism just outside (x0.8, true scale 1.25) is refuted with
+    a scale above 1 and at most 1.25. Seeded; measured over 8 seeds: x2 0.27-0.35, x1.05 0.71-0.82,
+    so the middle assertion has a wide margin."""
+    from audits import audit_privacy, replace_one
+
+    sigma = 3.7306  # the analytic Gaussian sigma of (1, 1e-5) at sensitivity 1 (about)
+    pair = replace_one(np.array([1.0, 1.0, 1.0, 0.0]), 0, 0.0)
+
+    def gaussian(factor):
+        return lambda data, runs, rng: float(np.sum(data)) + factor * sigma * rng.standard_normal(runs)
+
+    def audit(factor):
+        return audit_privacy(gaussian(factor), pair, epsilon=1.0, delta=1e-5, runs=20_000, seed=11,
+                             profile=GaussianClaim(sigma), low_bits=False)
+
+    near, far, outside = audit(1.05), audit(2.0), audit(0.8)
+    assert not near.violated and not far.violated and outside.profile_violated
+    assert far.profile_scale <= 0.5 < near.profile_scale <= 1 / 1.05
+    assert 1.0 < outside.profile_scale <= 1.25 and outside.profile_margin > 0
+    assert near.profile_margin == pytest.approx(near.profile_scale - 1)
+    assert f"profile holds: refuted only at {near.profile_scale:.3g}x its allowance" in str(near)
+    assert f"profile refuted: at {outside.profile_scale:.3g}x its allowance" in str(outside)
+
+
+def test_runs_to_refute_of_one_event_against_pure_dp():
+    """One event with frequencies (f_p, f_q) against pure 1-DP where B(a) = e a (small a): with
+    the 50% corners L = f_p - r50, U = f_q + r50 (r50 the DKW radius at level 1/4), the bands
+    refute at k times the runs once L - s > e (U + s), s = r/sqrt(k): k > (r (1 + e) / (L - e U))^2."""
+    from audits.profile_mode import runs_to_refute
+
+    n, r = 10_000, 0.01
+    r50 = math.sqrt(math.log(2 / 0.25) / (2 * n))
+    f_p, f_q = 0.2, 0.05
+    low, up = f_p - r50, f_q + r50
+    k = (r * (1 + math.e) / (low - math.e * up)) ** 2
+    got = runs_to_refute([f_p], [f_q], n, r, PROFILE)
+    assert got == pytest.approx(n * k, rel=0.011)
+    assert runs_to_refute([0.06], [0.05], n, r, PROFILE) is None  # inside the claim: never

@@ -26,8 +26,9 @@ PAIR = replace_one(np.zeros(3), 0, 1.0)
 def results():
     holds = audit_privacy(laplace(1.0), PAIR, epsilon=1.0, runs=3000, alpha=1e-3, seed=1, low_bits=False)
     refuted = audit_privacy(laplace(0.25), PAIR, epsilon=1.0, runs=2000, alpha=1e-3, seed=2)
-    profile = audit_privacy(laplace(1.0), PAIR, epsilon=1.0, runs=3000, alpha=1e-3, seed=3,
+    profile = audit_privacy(laplace(1.0), PAIR, epsilon=1.0, runs=3000, alpha=1e-3, seed=3, low_bits=False,
                             profile=lambda e: 0.0 if e >= 1 else 1.0 - np.exp(e - 1.0))
+    float_only = audit_privacy(laplace(1.0), PAIR, epsilon=1.0, runs=20_000, alpha=1e-3, seed=5)
 
     def measure(params, runs, rng):
         return np.exp(0.1 * rng.standard_normal(runs)) / params["n"]
@@ -36,7 +37,8 @@ def results():
                       alpha=1e-3, seed=4, bootstrap=200)
     samples = [({"n": n}, np.full(20, 1.0 / n) * (1 + 0.01 * np.arange(20))) for n in (10, 100)]
     level = audit_level(samples, lambda p: 1.0 / p["n"], low=0.5, high=2.0, alpha=1e-3, reference_name="1/n")
-    return {"holds": holds, "refuted": refuted, "profile": profile, "rate": rate, "level": level}
+    return {"holds": holds, "refuted": refuted, "profile": profile, "rate": rate, "level": level,
+            "float_only": float_only}
 
 
 def make_report(results) -> Report:
@@ -93,6 +95,19 @@ def test_write_without_matplotlib(results, tmp_path, monkeypatch):
     assert again["md"].read_bytes() == paths["md"].read_bytes()
 
 
+def test_a_refutation_by_the_low_bits_alone_is_named_so(results):
+    """The correctly scaled float Laplace: its overview row says the low bits alone refute it and
+    gives both families' bounds."""
+    from audits.report import _describe
+
+    d = results["float_only"].to_dict()
+    assert d["refuted_by"] == ["low_bits"]
+    _, numbers, verdict = _describe(d)
+    assert verdict == "REFUTED (low bits only)"
+    values, bits = d["families"]["values"]["epsilon_lower"], d["families"]["low_bits"]["epsilon_lower"]
+    assert f"values eps_lower {values:.3g}, low bits eps_lower {bits:.3g}" in numbers
+
+
 def test_markdown_reads_right(results):
     md = make_report(results).markdown()
     sections = [line for line in md.splitlines() if line.startswith("## ")]
@@ -111,14 +126,16 @@ def test_markdown_reads_right(results):
     ratio = holds["epsilon_lower"] / holds["epsilon"]
     assert f"eps_lower/eps = {holds['epsilon_lower']:.3g}/1 = {ratio:.2f}" in privacy
     assert "| correct |" in privacy and "| not refuted |" in privacy
-    assert "profile margin" in rows[1]
+    assert "profile scale" in rows[1] and "(margin " in rows[1]
     rate = rows[2]
     d = make_report(results).results("s/test_a.py::test_rate")[0]
     lo, hi = d["intervals"]["n"]
     assert f"n {d['slopes']['n']:+.2f} [{lo:+.2f}, {hi:+.2f}] vs -1" in rate and "| passed |" in rate
     assert "ratio" in rows[3] and "band [0.5, 2]" in rows[3]
-    assert "REFUTED (false alarm?)" in rows[4] and "| correct |" in rows[4]  # group gaussian.analytic
-    assert "REFUTED (flagged, expected)" in rows[5] and "| twin |" in rows[5]  # group laplace.mechanism
+    # the float Laplace at a quarter of its scale: refuted by its values and by its low bits
+    assert "REFUTED (values and low bits) (false alarm?)" in rows[4] and "| correct |" in rows[4]
+    assert "REFUTED (values and low bits) (flagged, expected)" in rows[5] and "| twin |" in rows[5]
+    assert "; values eps_lower " in rows[5] and ", low bits eps_lower " in rows[5]
     assert "no result recorded" in rows[6] and rows[6].endswith("| failed |")
     for term, _ in LEGEND:
         assert f"* **{term}**:" in md

@@ -295,11 +295,11 @@ def test_help_documents_exit_status_and_warnings(capsys):
     "argv, statuses",
     [
         ([], ("0 on success", "1: dperm audit refuted", "vectors check found a mismatch", "2: bad arguments",
-              "3: dperm audit")),
+              "3: dperm audit", "4: dperm audit refuted the claim only through the low bits")),
         (["vectors"], ("0: the listing, or every value matches", "1: dperm vectors check found a mismatch",
                        "2: bad arguments")),
-        (["audit"], ("0: the claim is not refuted", "1: it is refuted", "2: bad arguments",
-                     "3: the audited code itself failed")),
+        (["audit"], ("0: the claim is not refuted", "1: it is refuted by the values", "2: bad arguments",
+                     "3: the audited code itself failed", "4: it is refuted only by the low bits")),
         (["run"], ("0 on success", "2: bad arguments")),
     ],
 )
