@@ -20,6 +20,7 @@ the name of a class the algorithm's paper package exports (``QuadraticRejectionS
 
 from __future__ import annotations
 
+import functools
 import importlib
 import inspect
 import json
@@ -254,14 +255,24 @@ def _literal(node):
         return ast.unparse(node)
 
 
+@functools.lru_cache(maxsize=None)
+def _parsed(path):
+    """The syntax tree of a source file (each file parsed once per process)."""
+    import ast
+
+    return ast.parse(path.read_text())
+
+
+@functools.lru_cache(maxsize=None)
 def static_boxes() -> dict[str, StaticBox]:
-    """Record id -> :class:`StaticBox` of every ``reference.<paper>.BOXES`` entry, read without importing."""
+    """Record id -> :class:`StaticBox` of every ``reference.<paper>.BOXES`` entry, read without importing
+    (once per process; do not modify the returned dict)."""
     import ast
 
     root = _reference_root()
     out = {}
     for init in sorted(root.glob("*/__init__.py")):
-        tree = ast.parse(init.read_text())
+        tree = _parsed(init)
         where = {}
         for node in tree.body:
             if isinstance(node, ast.ImportFrom) and node.module:
@@ -278,7 +289,7 @@ def _static_box(record_id: str, module: str, name: str, root) -> StaticBox:
     import ast
 
     path = root.joinpath(*module.split(".")[1:]).with_suffix(".py")
-    tree = ast.parse(path.read_text())
+    tree = _parsed(path)
     cls = next(n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == name)
     configure = next(n for n in cls.body if isinstance(n, ast.FunctionDef) and n.name == "configure")
     doc = ast.get_docstring(configure) or ""
@@ -299,6 +310,7 @@ class _Documented:
         self.__doc__ = doc
 
 
+@functools.lru_cache(maxsize=None)
 def static_vocabulary() -> dict[str, tuple[str, bool]]:
     """name -> (meaning, integer) of :data:`spec.vocabulary.VOCABULARY`, read from its source (so that
     answering ``--help`` imports no spec record; ``tests/dperm/test_introspection.py`` checks it is
