@@ -370,7 +370,7 @@ class ExpSampling(Configured):
                   sampler_epsilon=eps, coefficient=coefficient, coefficient_formula=source)
         return out._finish()
 
-    def quantities(self):
+    def quantities(self) -> list[tuple[str, Any, str, str]]:
         return [(name, value, meaning, self.coefficient_formula if name == "coefficient" else src)
                 for name, value, meaning, src in super().quantities()]
 

@@ -307,7 +307,7 @@ class Localization(Configured):
                    epsilon_localization=params["epsilon_localization"], epsilon_generic=params["epsilon_generic"],
                    zeta=params["zeta"], parameters=params)._finish()
 
-    def quantities(self):
+    def quantities(self) -> list[tuple[str, Any, str, str]]:
         extra = [("rate", self.step1.rate, "Algorithm 3's noise rate at epsilon/2 (line 1)",
                   "bst14.alg_3 noise_rate_with_tolerance"),
                  ("radius", self.step1.radius, "radius of C_0 (line 1)", "bst14.alg_3 radius")]

@@ -29,6 +29,8 @@ from __future__ import annotations
 import json
 import math
 
+from typing import TYPE_CHECKING, Any
+
 import numpy as np
 
 from reference.arrays import ArrayLike
@@ -36,6 +38,10 @@ from reference.rng import RngLike
 from reference.tape import Recorder, Replay
 from reference.vectors.build import build_domain, build_loss, describe
 from spec.jsonable import convert
+
+if TYPE_CHECKING:
+    from reference.configured import Configured
+    from reference.results import AlgorithmResult
 
 __all__ = ["vector_of_run", "record_run", "vector_flags", "main_output", "vector_id", "GENERIC_TOLERANCE",
            "HOOKS", "configure"]
@@ -63,7 +69,7 @@ def vector_id(text: str) -> str:
     return "-".join(parts) or "run"
 
 
-def main_output(result) -> np.ndarray:
+def main_output(result: AlgorithmResult) -> np.ndarray:
     """The algorithm's output, ``runs x p``: ``result.theta`` (every result has it)."""
     return np.asarray(result.theta)
 
@@ -75,7 +81,7 @@ def _schema_flags() -> set[str]:
     return set(json.loads(SCHEMA_PATH.read_text())["properties"]["flags"]["items"]["anyOf"][0]["enum"])
 
 
-def vector_flags(configured) -> list[str]:
+def vector_flags(configured: Configured) -> list[str]:
     """The flags a vector of ``configured`` carries: the configuration's own (its calibration, noise law,
     composition, mirror map, trim; ``unproven-claim`` when its certificate does not hold), those the
     schema knows, in order, then the departures from the printed papers that the configuration follows
@@ -192,7 +198,7 @@ def _tolerance(configured) -> dict:
                              "(rounding errors add up over the steps)"}
 
 
-def vector_of_run(configured, data: ArrayLike, *, id: str, runs: int = 1, rng: RngLike = None) -> tuple[object, dict]:
+def vector_of_run(configured: Configured, data: ArrayLike, *, id: str, runs: int = 1, rng: RngLike = None) -> tuple[object, dict]:
     """Run ``configured`` on ``data`` with a :class:`~reference.tape.Recorder` and write its vector.
 
     Parameters
@@ -252,7 +258,7 @@ def vector_of_run(configured, data: ArrayLike, *, id: str, runs: int = 1, rng: R
     return result, vector
 
 
-def configure(algorithm: str, data: ArrayLike, **keywords):
+def configure(algorithm: str, data: ArrayLike, **keywords: Any) -> Configured:
     """The configured box of ``algorithm`` for ``data``: ``n`` (and the dimension) from the data's
     shape; ``loss``, ``domain`` and ``regulariser`` as objects or as the vectors spell them
     (``{"name": ..., "bounds": {...}}``, ``{"name": ..., "parameters": {...}}``); the other keywords

@@ -86,7 +86,7 @@ class RandomIterateBox(Configured):
         return int(self.n) * int(self.steps) * int(runs)
 
     @staticmethod
-    def default_notes(rule, steps: int, record: str) -> tuple[str, ...]:
+    def default_notes(rule: int | str | None, steps: int, record: str) -> tuple[str, ...]:
         if isinstance(rule, str) and steps == 1:
             return (f"T = 1: {record}'s steps rule {rule!r} gives one step at these values (n epsilon is small "
                     "against the dimension), so x_R = x_1 or x_2 and the output is mostly the start point; --steps "

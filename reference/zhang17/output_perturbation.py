@@ -32,7 +32,7 @@ for line 7).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import Any, Callable, ClassVar
 
 import numpy as np
 
@@ -228,7 +228,7 @@ def gd_constants(*, loss: Loss, n: int, dimension: int, epsilon: float, delta: f
 
 
 def gradient_descent(rows: np.ndarray, *, loss: Loss, learning_rate: float, steps: int,
-                     keep: bool = False, progress=None) -> tuple[np.ndarray, np.ndarray | None]:
+                     keep: bool = False, progress: Callable[[int], None] | None = None) -> tuple[np.ndarray, np.ndarray | None]:
     """Lines 1-3: ``T`` full-batch steps ``w_{t+1} = w_t - (eta/n) sum_i grad f(w_t, xi_i)`` from 0.
 
     ``rows`` is a :meth:`~reference.losses.Loss.validate_data` snapshot (no check here). Returns
@@ -390,7 +390,7 @@ class OutputPerturbationGD(Configured):
         """``n T`` per-example gradients (``zhang17.alg_1`` formula ``gradient_evaluations``), shared by all runs."""
         return int(_spec.ALG_1.evaluate("gradient_evaluations", n=self.n, steps=self.steps, check=False))
 
-    def check_data(self, data):
+    def check_data(self, data: ArrayLike) -> np.ndarray:
         rows, n, _ = check_problem(data, loss=self.loss, domain=self.region, convex=True)
         self._check_n(n)
         return rows

@@ -212,7 +212,7 @@ class RandomRoundSGD(Configured):
     def loop_length(self) -> int:
         return int(self.max_rounds)
 
-    def check_data(self, data):
+    def check_data(self, data: ArrayLike) -> np.ndarray:
         rows, n, _ = check_problem(data, loss=self.loss, domain=Rp(dim=self.p), convex=False)
         self._check_n(n)
         return rows

@@ -10,6 +10,7 @@ import pytest
 
 from audits import audit_level, audit_privacy, audit_rate, replace_one
 from audits.report import LEGEND, Report
+from spec.jsonable import restore
 
 
 def laplace(scale):
@@ -100,7 +101,7 @@ def test_a_refutation_by_the_low_bits_alone_is_named_so(results):
     gives both families' bounds."""
     from audits.report import _describe
 
-    d = results["float_only"].to_dict()
+    d = restore(results["float_only"].to_dict())  # as the report reads results back
     assert d["refuted_by"] == ["low_bits"]
     _, numbers, verdict = _describe(d)
     assert verdict == "REFUTED (low bits only)"
