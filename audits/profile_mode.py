@@ -11,22 +11,33 @@ import numpy as np
 from audits import selection, stats
 from audits.claims import ClaimBound
 
-__all__ = ["profile_test", "curve_points", "MAX_EXACT"]
+__all__ = ["profile_test", "profile_test_counts", "curve_points", "MAX_EXACT"]
 
 #: Largest number of threshold events whose claimed bound is evaluated exactly.
 MAX_EXACT = 4096
 
 
-def profile_test(t_d, t_n, bound: ClaimBound, st, n_sel: int, common, result_type, band="weighted"):
+def profile_test(t_d, t_n, bound: ClaimBound, st, n_sel: int, common, result_type, band="weighted", extra=None):
     """The band test of profile mode on band statistics ``t_d``, ``t_n`` (one per run), each band
     at level ``alpha/2`` (``band``: a kind of :func:`audits.stats.cdf_band`); ``result_type``
-    builds the result (``audits.privacy.AuditResult``)."""
+    builds the result (``audits.privacy.AuditResult``). Every distinct value is a threshold."""
+    thresholds = np.unique(np.concatenate([t_d, t_n]))
+    le_d = np.searchsorted(np.sort(t_d), thresholds, side="right")
+    le_n = np.searchsorted(np.sort(t_n), thresholds, side="right")
+    return profile_test_counts(thresholds, le_d, le_n, t_d.size, bound, st, n_sel, common, result_type, band=band,
+                               extra=extra)
+
+
+def profile_test_counts(thresholds, le_d, le_n, n: int, bound: ClaimBound, st, n_sel: int, common, result_type,
+                        band="weighted", extra=None):
+    """:func:`profile_test` from counts: ``le_d[j]``, ``le_n[j]`` of the ``n`` band values per
+    dataset at or below sorted ``thresholds[j]``. The bands hold for every threshold at once, so
+    the test is sound for any set of thresholds (:mod:`audits.streaming`). ``extra``: entries
+    added to the result's ``counts``."""
     epsilon, delta, alpha = common["epsilon"], common["delta"], common["alpha"]
-    n = t_d.size
     low_at, high_at = stats.cdf_band(n, alpha / 2, band)  # by count: the same for both datasets
     r = stats.dkw_radius(n, alpha / 2 if band == "dkw" else (1 - stats.TAIL_SHARE) * alpha / 2)
-    thresholds = np.unique(np.concatenate([t_d, t_n]))
-    counts = selection.event_counts(np.sort(t_d), np.sort(t_n), thresholds)
+    counts = selection.counts_at(np.asarray(le_d), np.asarray(le_n), n, n)
 
     best_eps = (-1.0, None)  # (eps_lower, (direction, side, index))
     best_cheap = (-np.inf, None)  # largest conservative margin, if no event comes near B
@@ -75,6 +86,7 @@ def profile_test(t_d, t_n, bound: ClaimBound, st, n_sel: int, common, result_typ
     result_counts = {"selection_runs": n_sel, "band_runs": n, "band": band, "band_radius": r,
                      "dataset": int(k_d), "neighbour": int(k_n),
                      "p_lower": float(low_at[k_p[j]]), "q_upper": float(high_at[k_q[j]])}
+    result_counts.update(extra or {})
     curve = curve_points(counts, thresholds, n, (low_at, high_at), bound, md, ms)
     return result_type(
         violated=bool(profile_violated or point_violated), epsilon_lower=eps_lo,

@@ -19,7 +19,7 @@ import numpy as np
 
 from audits import stats
 
-__all__ = ["MAX_CANDIDATES", "SHRINK", "EVENT_KINDS", "candidate_ranks", "candidates", "event_counts", "select_event", "choose",
+__all__ = ["MAX_CANDIDATES", "SHRINK", "EVENT_KINDS", "candidate_ranks", "candidates", "event_counts", "counts_at", "select_event", "choose",
            "select_among", "count", "describe_event"]
 
 #: Candidate thresholds scored on the selection runs in point mode.
@@ -30,31 +30,60 @@ SHRINK = 0.05
 EVENT_KINDS = (("dataset", ">"), ("dataset", "<="), ("neighbour", ">"), ("neighbour", "<="))
 
 
-def candidate_ranks(n: int) -> np.ndarray:
+def candidate_ranks(n: int, limit: int = MAX_CANDIDATES) -> np.ndarray:
     """Ranks (0-based, increasing) among ``n`` distinct pooled values that serve as thresholds:
-    all of them, or :data:`MAX_CANDIDATES` dense in rank near both tails."""
-    if n <= MAX_CANDIDATES:
+    all of them, or ``limit`` (default :data:`MAX_CANDIDATES`) dense in rank near both tails."""
+    if n <= limit:
         return np.arange(n)
-    half = MAX_CANDIDATES // 3
+    half = limit // 3
     ranks = np.unique(np.concatenate([
         np.round(np.geomspace(1, n / 2, half)).astype(int) - 1,
         n - np.round(np.geomspace(1, n / 2, half)).astype(int),
-        np.round(np.linspace(0, n - 1, MAX_CANDIDATES - 2 * half)).astype(int),
+        np.round(np.linspace(0, n - 1, limit - 2 * half)).astype(int),
     ]))
     return np.unique(np.clip(ranks, 0, n - 1))
 
 
-def candidates(values: np.ndarray) -> np.ndarray:
-    """Thresholds: all pooled values, or a subset dense in rank near both tails."""
-    v = np.unique(values)
-    return v[candidate_ranks(v.size)]
+def candidates(values: np.ndarray, limit: int = MAX_CANDIDATES) -> np.ndarray:
+    """Thresholds: all distinct pooled values, or ``limit`` of them dense in rank near both tails."""
+    return _candidates_in_place(np.array(values, dtype=float).reshape(-1), limit)
+
+
+def _candidates_in_place(pooled: np.ndarray, limit: int) -> np.ndarray:
+    """:func:`candidates` of ``pooled``, which it sorts in place. Memory: one byte per value
+    besides ``pooled`` (``np.unique`` would take three copies of it: at 1e8 runs the selection
+    holds 3e7 values)."""
+    pooled.sort()
+    distinct = np.empty(pooled.size, dtype=bool)
+    distinct[:1] = True
+    np.not_equal(pooled[1:], pooled[:-1], out=distinct[1:])
+    ranks = candidate_ranks(int(np.count_nonzero(distinct)), limit)
+    return pooled[_nth_true(distinct, ranks)]
+
+
+def _nth_true(mask: np.ndarray, ranks: np.ndarray, block: int = 1 << 20) -> np.ndarray:
+    """Positions of the ``ranks``-th (0-based, increasing) True entries of ``mask``, found block
+    by block (``np.flatnonzero(mask)[ranks]`` without its 8 bytes per entry)."""
+    starts = np.arange(0, mask.size, block)
+    before = np.concatenate([[0], np.cumsum(np.add.reduceat(mask.view(np.uint8), starts, dtype=np.int64))])
+    which = np.searchsorted(before, ranks, side="right") - 1
+    out = np.empty(len(ranks), dtype=np.int64)
+    for b in np.unique(which):
+        here = which == b
+        out[here] = starts[b] + np.flatnonzero(mask[starts[b]:starts[b] + block])[ranks[here] - before[b]]
+    return out
 
 
 def event_counts(t_d_sorted, t_n_sorted, thresholds):
     """Counts of the four event types at each threshold: dict (direction, side) -> (k_p, k_q)."""
-    n_d, n_n = t_d_sorted.size, t_n_sorted.size
     le_d = np.searchsorted(t_d_sorted, thresholds, side="right")
     le_n = np.searchsorted(t_n_sorted, thresholds, side="right")
+    return counts_at(le_d, le_n, t_d_sorted.size, t_n_sorted.size)
+
+
+def counts_at(le_d, le_n, n_d: int, n_n: int):
+    """:func:`event_counts` from the counts at or below each threshold (``le_d`` of ``n_d``
+    values, ``le_n`` of ``n_n``)."""
     gt_d, gt_n = n_d - le_d, n_n - le_n
     return {
         ("dataset", ">"): (gt_d, gt_n),
@@ -81,10 +110,20 @@ def select_event(t_sd, t_sn, m, *, delta, alpha):
     Returns the choice and its projected bound (``-1`` when no candidate is rejected even at
     ``eps = 0``).
     """
-    ns = t_sd.size
-    thresholds = candidates(np.concatenate([t_sd, t_sn]))
-    le_d = np.searchsorted(np.sort(t_sd), thresholds, side="right")
-    le_n = np.searchsorted(np.sort(t_sn), thresholds, side="right")
+    return _select(np.asarray, t_sd, t_sn, m, delta=delta, alpha=alpha)
+
+
+def _select(apply, sel_d, sel_n, m, *, delta, alpha):
+    """:func:`select_event` on ``apply(sel_d)`` and ``apply(sel_n)``, computed twice rather than
+    held: the peak is the pooled values and a mask (:func:`_candidates_in_place`)."""
+    ns = sel_d.shape[0]
+    pooled = np.empty(2 * ns)
+    pooled[:ns] = apply(sel_d)
+    pooled[ns:] = apply(sel_n)
+    thresholds = _candidates_in_place(pooled, MAX_CANDIDATES)
+    del pooled
+    le_d = np.searchsorted(np.sort(apply(sel_d)), thresholds, side="right")
+    le_n = np.searchsorted(np.sort(apply(sel_n)), thresholds, side="right")
     j, side, direction, bound = choose(le_d, le_n, ns, m, delta=delta, alpha=alpha)
     return (float(thresholds[j]), side, direction), bound
 
@@ -115,7 +154,7 @@ def select_among(statistics, sel_d, sel_n, m, *, delta, alpha):
     ties, so a family's leading statistic is kept unless another one is strictly better."""
     best = None
     for st in statistics:
-        choice, bound = select_event(st.apply(sel_d), st.apply(sel_n), m, delta=delta, alpha=alpha)
+        choice, bound = _select(st.apply, sel_d, sel_n, m, delta=delta, alpha=alpha)
         if best is None or bound > best[2]:
             best = (st, choice, bound)
     return best
