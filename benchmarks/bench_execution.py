@@ -177,7 +177,9 @@ def memory(args) -> None:
 def bounds(args) -> None:
     print(f"point mode at {args.runs:.0e} runs per dataset ({args.executor}, seed {SEED}); load average {load()}")
     print(f"{'mechanism':<22} {'eps_lower/eps':>13} {'at 1e6 (mean of 50)':>20} {'wall s':>8} {'peak MiB':>9}")
-    for kind, label in (("laplace", "Laplace eps=1"), ("gaussian", "Gaussian (1, 1e-5)")):
+    labels = {"laplace": "Laplace eps=1", "gaussian": "Gaussian (1, 1e-5)"}
+    for kind in args.kinds.split(","):
+        label = labels[kind]
         d = _child(kind, args.runs, args.executor)
         print(f"{label:<22} {d['epsilon_lower'] / d['epsilon']:>13.4f} {AT_1E6[kind]:>20.3f} {d['wall']:>8.1f} "
               f"{d['peak'] / 2**20:>9.0f}   (load average {load()})")
@@ -196,6 +198,7 @@ def main(argv=None) -> None:
     b = sub.add_parser("bounds")
     b.add_argument("--runs", type=_runs, default=10**8)
     b.add_argument("--executor", default="dask:local:2")
+    b.add_argument("--kinds", default="laplace,gaussian", help="laplace, gaussian or both (comma-separated)")
     c = sub.add_parser("_child")
     c.add_argument("--kind", required=True)
     c.add_argument("--runs", type=_runs, required=True)
