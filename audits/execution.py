@@ -603,7 +603,9 @@ def open_executor(spec: str, *, progress=None):
     from distributed import Client, LocalCluster
 
     if kind == "dask-local":
-        with LocalCluster(n_workers=arg, threads_per_worker=1, processes=True, dashboard_address=None) as cluster, \
+        # dashboard_address ":0": a free port (the scheduler's HTTP server would otherwise take
+        # 8787, and warn when another cluster on this machine holds it).
+        with LocalCluster(n_workers=arg, threads_per_worker=1, processes=True, dashboard_address=":0") as cluster, \
                 Client(cluster) as client:
             yield Execution(client, progress=progress, name="dask")
         return
