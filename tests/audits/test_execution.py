@@ -7,9 +7,8 @@ dataclasses, which compares every field but ``execution``, and byte-equal report
 ``SeedSequence.spawn`` for the chunk seeds, and brute-force counts for the reductions. No test
 here is statistical: the audits are seeded, and the assertions are equalities.
 
-One ``LocalCluster`` (2 single-threaded worker processes) serves the module; the tests that need
-it are skipped when ``distributed`` is not installed (it is part of the ``test`` extra, so CI
-runs them).
+One ``LocalCluster`` (2 single-threaded worker processes) serves one test, skipped when
+``distributed`` is not installed (it is part of the ``test`` extra, so CI runs it).
 """
 
 from __future__ import annotations
@@ -101,18 +100,6 @@ def run_case(name, executor=None, runs=RUNS):
 @pytest.fixture(scope="module")
 def serial():
     return {name: run_case(name) for name in CASES}
-
-
-@pytest.fixture(scope="module")
-def cluster():
-    """A real Dask LocalCluster with 2 worker processes, shared by the module."""
-    if not execution.distributed_available():
-        pytest.skip("distributed is not installed")
-    from distributed import Client, LocalCluster
-
-    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0") as lc, \
-            Client(lc) as client:
-        yield client
 
 
 # --------------------------------------------------------------------------------------------
@@ -239,18 +226,14 @@ def test_pools_give_the_serial_result(serial, kind):
             assert r.execution["executor"] == kind and r.execution["workers"] == 2
 
 
-@needs_dask
-@pytest.mark.parametrize("name", list(CASES))
-def test_local_cluster_gives_the_serial_result(serial, cluster, name):
-    """Two worker processes, chunks finishing in any order: the same result, field for field."""
-    r = run_case(name, executor=cluster)
-    assert r == serial[name]
-    assert r.to_dict() | {"execution": None} == serial[name].to_dict() | {"execution": None}
-    assert r.execution["executor"] == "dask" and r.execution["workers"] == 2
-
-
-@needs_dask
-def test_get_executor_and_the_context_default_give_the_serial_result(serial, cluster):
+def _check_privacy_audits(serial, cluster):
+    """Every path of audit_privacy: the same result, field for field, and the same JSON but for
+    ``execution``; also through ``get_executor()`` and the context default."""
+    for name in CASES:
+        r = run_case(name, executor=cluster)
+        assert r == serial[name], name
+        assert r.to_dict() | {"execution": None} == serial[name].to_dict() | {"execution": None}, name
+        assert r.execution["executor"] == "dask" and r.execution["workers"] == 2, name
     name = "point, logpdf"
     assert run_case(name, executor=cluster.get_executor()) == serial[name]
     with execution.using(cluster):
@@ -262,8 +245,7 @@ def _risk(params, runs, rng):
     return (1.0 + rng.standard_normal(runs) ** 2) / params["n"]
 
 
-@needs_dask
-def test_rate_audit_and_pair_search_on_the_cluster(cluster):
+def _check_rate_audit_and_pair_search(cluster):
     kw = dict(grid={"n": [10, 20, 40], "p": [1.0, 2.0]}, base={"n": 20, "p": 1.0}, runs=50,
               expected={"n": -1.0, "p": 0.0}, alpha=0.05, seed=5)
     serial_memo, cluster_memo = Memo(_risk), Memo(_risk)
@@ -294,8 +276,7 @@ def _dies_once(marker):
     return mechanism
 
 
-@needs_dask
-def test_a_worker_killed_mid_audit_is_retried_to_the_same_result(cluster, tmp_path):
+def _check_a_worker_killed_mid_audit_is_retried(cluster, tmp_path):
     marker = str(tmp_path / "killed")
     mechanism = _dies_once(marker)
     kw = dict(epsilon=1.0, runs=RUNS, seed=4, low_bits=False)
@@ -350,10 +331,10 @@ def _dperm(tmp_path, capsys, *extra):
     return status, out, err
 
 
-@needs_dask
-def test_dperm_audit_executor_on_the_cluster(cluster, tmp_path, capsys, monkeypatch):
+def _check_dperm_audit_executor(cluster, tmp_path, capsys, monkeypatch):
     """The user's file is not importable on the workers: its module travels by value."""
     monkeypatch.chdir(tmp_path)
+    capsys.readouterr()  # what the checks before printed
     status, plain, _ = _dperm(tmp_path, capsys)
     address = cluster.scheduler.address
     status_remote, remote, err = _dperm(tmp_path, capsys, "--executor", f"dask:{address}")
@@ -396,8 +377,7 @@ def _pytest_report(pytester, tmp, *extra):
 pytest_plugins = ["pytester"]
 
 
-@needs_dask
-def test_pytest_audit_executor_gives_the_same_report_bytes(pytester, cluster):
+def _check_pytest_audit_executor(pytester, cluster):
     pytester.makepyfile(test_user_suite=PLUGIN_FILE)
     plain, _ = _pytest_report(pytester, "plain")
     remote, result = _pytest_report(pytester, "remote", f"--audit-executor=dask:{cluster.scheduler.address}")
@@ -413,3 +393,20 @@ def test_pytest_bad_audit_executor_is_a_usage_error(pytester):
     result = pytester.runpytest("-p", "audits.plugin", "-p", "no:cacheprovider", "--audit-executor=gpu:1")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["*executor ('gpu:1') must be serial, processes:N, dask:local:N or dask:SCHEDULER_ADDRESS*"])
+
+
+@needs_dask
+def test_a_local_cluster_of_two_worker_processes_reproduces_the_serial_audits(serial, tmp_path, capsys, monkeypatch,
+                                                                               pytester):
+    """One real Dask LocalCluster (2 single-threaded worker processes; one test, so that pytest-xdist
+    cannot start two): privacy audits in every mode, a rate audit, a pair search, a worker killed
+    mid-audit, ``dperm audit --executor`` and ``pytest --audit-executor`` (same report bytes)."""
+    from distributed import Client, LocalCluster
+
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0") as lc, \
+            Client(lc) as cluster:
+        _check_privacy_audits(serial, cluster)
+        _check_rate_audit_and_pair_search(cluster)
+        _check_pytest_audit_executor(pytester, cluster)
+        _check_dperm_audit_executor(cluster, tmp_path, capsys, monkeypatch)
+        _check_a_worker_killed_mid_audit_is_retried(cluster, tmp_path)
