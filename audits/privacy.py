@@ -487,17 +487,24 @@ class _Draws:
                 for data, stream, n in calls]
 
     def outputs(self, calls) -> list[np.ndarray]:
-        """The outputs of each call, its chunks concatenated in chunk order."""
+        """The outputs of each call, each chunk copied to its runs' rows as it arrives (so the
+        driver holds the outputs and one chunk, not the chunks and their concatenation)."""
         per_call = self._split(calls)
         tasks = [c for chunks in per_call for c in chunks]
-        results = self.job.map(_chunk, (self.payload, None), tasks, runs=_chunk_size, what="chunk")
-        out, start = [], 0
-        for chunks in per_call:
-            parts, start = results[start:start + len(chunks)], start + len(chunks)
-            _check_consistent(parts, self.name)
-            out.append(parts[0] if len(parts) == 1 else np.concatenate(parts))
-            del parts
-        results.clear()
+        where = [(j, c.index * self.chunk_runs) for j, chunks in enumerate(per_call) for c in chunks]
+        out: list = [None] * len(calls)
+
+        def consume(i, value):
+            j, offset = where[i]
+            if out[j] is None:
+                out[j] = np.empty((calls[j][2], *value.shape[1:]), dtype=value.dtype)
+            elif value.shape[1:] != out[j].shape[1:] or value.dtype != out[j].dtype:
+                raise ParameterError(
+                    f"mechanism {self.name} returned outputs of different shapes or dtypes across calls "
+                    f"({out[j].shape[1:]}/{out[j].dtype} vs {value.shape[1:]}/{value.dtype})")
+            out[j][offset:offset + value.shape[0]] = value
+
+        self.job.map(_chunk, (self.payload, None), tasks, runs=_chunk_size, consume=consume)
         return out
 
     def reduce(self, reduction, calls) -> list[list]:

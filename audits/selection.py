@@ -65,7 +65,7 @@ def _nth_true(mask: np.ndarray, ranks: np.ndarray, block: int = 1 << 20) -> np.n
     """Positions of the ``ranks``-th (0-based, increasing) True entries of ``mask``, found block
     by block (``np.flatnonzero(mask)[ranks]`` without its 8 bytes per entry)."""
     starts = np.arange(0, mask.size, block)
-    before = np.concatenate([[0], np.cumsum(np.add.reduceat(mask.view(np.uint8), starts, dtype=np.int64))])
+    before = np.concatenate([[0], np.cumsum([np.count_nonzero(mask[s:s + block]) for s in starts])])
     which = np.searchsorted(before, ranks, side="right") - 1
     out = np.empty(len(ranks), dtype=np.int64)
     for b in np.unique(which):
@@ -93,6 +93,10 @@ def counts_at(le_d, le_n, n_d: int, n_n: int):
     }
 
 
+#: Largest selection size whose shrunk bounds are tabulated (and cached) for every count.
+_TABLE_MAX = 2**16
+
+
 @functools.lru_cache(maxsize=8)
 def _shrunk(ns: int) -> tuple[np.ndarray, np.ndarray]:
     """One-sided Clopper-Pearson bounds at level SHRINK for every count 0..ns (a table: the
@@ -114,18 +118,30 @@ def select_event(t_sd, t_sn, m, *, delta, alpha):
 
 
 def _select(apply, sel_d, sel_n, m, *, delta, alpha):
-    """:func:`select_event` on ``apply(sel_d)`` and ``apply(sel_n)``, computed twice rather than
-    held: the peak is the pooled values and a mask (:func:`_candidates_in_place`)."""
+    """:func:`select_event` on ``apply(sel_d)`` and ``apply(sel_n)``, computed block by block
+    and twice rather than held: at 1e8 runs the selection holds 1.5e7 outputs per dataset, and
+    the peak is the pooled values and a mask (:func:`_candidates_in_place`). A statistic is a
+    function of one output, so blocks give the values the whole arrays would."""
     ns = sel_d.shape[0]
     pooled = np.empty(2 * ns)
-    pooled[:ns] = apply(sel_d)
-    pooled[ns:] = apply(sel_n)
+    _apply_into(apply, sel_d, pooled[:ns])
+    _apply_into(apply, sel_n, pooled[ns:])
     thresholds = _candidates_in_place(pooled, MAX_CANDIDATES)
     del pooled
-    le_d = np.searchsorted(np.sort(apply(sel_d)), thresholds, side="right")
-    le_n = np.searchsorted(np.sort(apply(sel_n)), thresholds, side="right")
-    j, side, direction, bound = choose(le_d, le_n, ns, m, delta=delta, alpha=alpha)
+    t = np.empty(ns)
+    le = []
+    for outputs in (sel_d, sel_n):
+        _apply_into(apply, outputs, t).sort()
+        le.append(np.searchsorted(t, thresholds, side="right"))
+    j, side, direction, bound = choose(le[0], le[1], ns, m, delta=delta, alpha=alpha)
     return (float(thresholds[j]), side, direction), bound
+
+
+def _apply_into(apply, outputs, out, block: int = 1 << 20):
+    """``out[:] = apply(outputs)``, ``block`` outputs at a time; returns ``out``."""
+    for start in range(0, outputs.shape[0], block):
+        out[start:start + block] = apply(outputs[start:start + block])
+    return out
 
 
 def choose(le_d, le_n, ns, m, *, delta, alpha):
@@ -140,9 +156,14 @@ def choose(le_d, le_n, ns, m, *, delta, alpha):
     k_q = np.concatenate([kind[2] for kind in kinds])
     # Selection frequencies, shrunk to one-sided bounds at level SHRINK so that an event seen a
     # handful of times cannot look better than it is, projected to m runs (all four kinds of
-    # event at once).
-    lower, upper = _shrunk(ns)
-    bound = stats.projected_point_bound(lower[k_p], upper[k_q], m, delta=delta, alpha=alpha)
+    # event at once). The bounds are elementwise, so the table and the direct values agree.
+    if ns <= _TABLE_MAX:
+        lower, upper = _shrunk(ns)
+        shrunk_p, shrunk_q = lower[k_p], upper[k_q]
+    else:  # a table would hold 16 bytes per selection run (0.24 GB at 1e8 runs)
+        shrunk_p = stats.clopper_pearson_lower(k_p, ns, SHRINK)
+        shrunk_q = stats.clopper_pearson_upper(k_q, ns, SHRINK)
+    bound = stats.projected_point_bound(shrunk_p, shrunk_q, m, delta=delta, alpha=alpha)
     j = int(np.argmax(bound))
     direction, side = kinds[j // le_d.size][0]
     return j % le_d.size, side, direction, float(bound[j])
