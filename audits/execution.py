@@ -59,6 +59,7 @@ import concurrent.futures as cf
 import contextlib
 import contextvars
 import hashlib
+import logging
 import math
 import os
 import pickle
@@ -605,7 +606,8 @@ def open_executor(spec: str, *, progress=None):
     if kind == "dask-local":
         # dashboard_address ":0": a free port (the scheduler's HTTP server would otherwise take
         # 8787, and warn when another cluster on this machine holds it).
-        with LocalCluster(n_workers=arg, threads_per_worker=1, processes=True, dashboard_address=":0") as cluster, \
+        with LocalCluster(n_workers=arg, threads_per_worker=1, processes=True, dashboard_address=":0",
+                          silence_logs=logging.ERROR) as cluster, \
                 Client(cluster) as client:
             yield Execution(client, progress=progress, name="dask")
         return
