@@ -253,8 +253,11 @@ def _resolve(handle):
 
 
 def _call_task(fn, handles, task):
-    """What every chunk runs on a worker: ``fn(*shared objects, task)``."""
-    return fn(*[_resolve(h) for h in handles], task)
+    """What every chunk runs on a worker: ``fn(*shared objects, task)``, and its seconds."""
+    objects = [_resolve(h) for h in handles]
+    start = time.perf_counter()
+    value = fn(*objects, task)
+    return value, time.perf_counter() - start
 
 
 # --------------------------------------------------------------------------------------------
@@ -358,6 +361,7 @@ class Job:
         self.total = max(int(runs), 1)
         self.done = 0
         self.chunks = 0
+        self.busy = 0.0  # seconds spent inside the chunks (on whichever worker)
         self.start = time.monotonic()
         self._last_line = None
         self._handles: list = []
@@ -402,6 +406,11 @@ class Job:
             return _Shipped(digest, path=path)
         return _Shipped(digest, data=data)
 
+    def timing(self) -> dict:
+        """``seconds`` since the job started and ``chunk_seconds`` spent inside its chunks (their
+        ratio is the share of the audit that more workers can speed up)."""
+        return {"seconds": round(time.monotonic() - self.start, 3), "chunk_seconds": round(self.busy, 3)}
+
     def _report(self) -> None:
         sink = self.execution.progress
         if sink is None:
@@ -429,7 +438,9 @@ class Job:
         ex = self.execution
         results: list = [None] * len(tasks)
 
-        def take(i, value):
+        def take(i, timed):
+            value, seconds = timed
+            self.busy += seconds
             self.done += runs(tasks[i])
             self.chunks += 1
             if consume is not None:
@@ -440,7 +451,7 @@ class Job:
 
         if ex.executor is None:
             for i, task in enumerate(tasks):
-                take(i, fn(*shared, task))
+                take(i, _call_task(fn, shared, task))
             return results
         if ex.client is not None:
             def submit(task):

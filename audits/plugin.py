@@ -12,7 +12,8 @@ Options
     ids reproduce the numbers of a full run.
 ``--audit-report=DIR``
     Write ``report.md``, ``report.json`` and ``timings.json`` (and PNG plots if matplotlib is
-    installed): :mod:`audits.report`; with an executor also ``execution.json``.
+    installed): :mod:`audits.report`, and ``execution.json``: where each result's runs executed,
+    its chunks, its seconds and the seconds spent inside its chunks.
 ``--audit-executor=processes:N|dask:local:N|dask:SCHEDULER_ADDRESS``
     Run every audit's chunks of runs on that executor (:mod:`audits.execution`): N worker
     processes, a Dask ``LocalCluster`` of N workers started for the session, or a running Dask
@@ -468,7 +469,7 @@ class _Collector:
         for result in d["results"]:
             # Where the runs executed describes the run, not its outcome: execution.json.
             where = result.pop("execution", None)
-            if where is not None and self.state.executor_spec:
+            if where is not None:
                 self.state.executions.setdefault(report.nodeid, []).append(where)
             r.add(report.nodeid, result)
         if d["outcome"]:
@@ -491,11 +492,10 @@ def pytest_sessionfinish(session, exitstatus):
         return
     if state.report_dir:
         state.report_paths = state.report.write(state.report_dir)
-        if state.executor_spec:
-            path = Path(state.report_dir) / "execution.json"
-            path.write_text(json.dumps({"executor": state.executor_spec, "results": state.executions},
-                                       indent=2, sort_keys=True) + "\n")
-            state.report_paths["execution"] = path
+        path = Path(state.report_dir) / "execution.json"
+        path.write_text(json.dumps({"executor": state.executor_spec or "serial", "results": state.executions},
+                                   indent=2, sort_keys=True) + "\n")
+        state.report_paths["execution"] = path
 
 
 def pytest_terminal_summary(terminalreporter, exitstatus, config):

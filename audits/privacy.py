@@ -526,7 +526,7 @@ class _Draws:
         """What the result reports about the chunks (the same whatever the executor); also added
         to the description of the execution."""
         chunking = {"chunk_runs": self.chunk_runs, "chunks": self.job.chunks}
-        self.where.update(chunking)
+        self.where.update(chunking, **self.job.timing())
         return chunking
 
 

@@ -385,6 +385,7 @@ def _simulate(measure, all_params, runs, streams, executor, label):
     with ex.job(runs=runs * max(len(tasks), 1), label=f"measure {label}") as job:
         results = job.map(_measure_point, (job.share(fn, f"measure {label}"),), tasks, runs=lambda t: t[1],
                           what="grid point")
+        timing = job.timing()
     out: list = [None] * len(all_params)
     for i, value in zip(owner, results):
         out[i] = value
@@ -392,7 +393,7 @@ def _simulate(measure, all_params, runs, streams, executor, label):
             memo.cache[keys[i]] = value
     if memo is not None:
         out = [memo.cache[k] for k in keys]
-    return out, {**ex.describe(), "chunks": len(tasks)}
+    return out, {**ex.describe(), "chunks": len(tasks), **timing}
 
 
 # --------------------------------------------------------------------------------------------
