@@ -882,22 +882,22 @@ def _profile_audit(draws, selection_outputs, mechanism, dataset, neighbour, boun
     learned = stat.needs_selection(statistic, mechanism, sel_d)
     used_sel = sel_d.shape[0] if learned else 0
     n_band = m if learned else common["runs"]
-    pooled = [] if learned else [st.apply(sel_d), st.apply(sel_n)]
     test_calls = [(0, TEST_D, m), (1, TEST_N, m)]
     if n_band <= streaming.EXACT_RUNS:
         [t_d], [t_n] = draws.reduce(streaming.Reduction([streaming.Values(st.apply)], like=sel_d, name=name),
                                     test_calls)
-        if pooled:
-            t_d, t_n = np.concatenate([pooled[0], t_d]), np.concatenate([pooled[1], t_n])
+        if not learned:
+            t_d, t_n = np.concatenate([st.apply(sel_d), t_d]), np.concatenate([st.apply(sel_n), t_n])
         extra = {"band_thresholds": "every distinct band value", **draws.chunking()}
         return profile_test(t_d, t_n, bound, st, used_sel, common, AuditResult, band=band, extra=extra)
-    thresholds = streaming.grid(np.concatenate([st.apply(sel_d), st.apply(sel_n)]))
+    thresholds = streaming.grid(st.apply, sel_d, sel_n)
+    at_sel = [] if learned else [selection.at_or_below(st.apply, x, thresholds) for x in (sel_d, sel_n)]
     like = sel_d[:1].copy()
     del sel_d, sel_n
     [le_d], [le_n] = draws.reduce(
         streaming.Reduction([streaming.AtOrBelow(st.apply, thresholds)], like=like, name=name), test_calls)
-    for le, values in zip((le_d, le_n), pooled):
-        le += np.searchsorted(np.sort(values), thresholds, side="right")
+    for le, extra_counts in zip((le_d, le_n), at_sel):
+        le += extra_counts
     extra = {"band_thresholds": f"grid of {thresholds.size} thresholds from the selection runs",
              **draws.chunking()}
     return profile_test_counts(thresholds, le_d, le_n, n_band, bound, st, used_sel, common, AuditResult,

@@ -19,7 +19,7 @@ import numpy as np
 
 from audits import stats
 
-__all__ = ["MAX_CANDIDATES", "SHRINK", "EVENT_KINDS", "candidate_ranks", "candidates", "event_counts", "counts_at", "select_event", "choose",
+__all__ = ["MAX_CANDIDATES", "SHRINK", "EVENT_KINDS", "candidate_ranks", "candidates", "pooled_candidates", "at_or_below", "event_counts", "counts_at", "select_event", "choose",
            "select_among", "count", "describe_event"]
 
 #: Candidate thresholds scored on the selection runs in point mode.
@@ -122,19 +122,27 @@ def _select(apply, sel_d, sel_n, m, *, delta, alpha):
     and twice rather than held: at 1e8 runs the selection holds 1.5e7 outputs per dataset, and
     the peak is the pooled values and a mask (:func:`_candidates_in_place`). A statistic is a
     function of one output, so blocks give the values the whole arrays would."""
+    thresholds = pooled_candidates(apply, sel_d, sel_n)
+    le_d, le_n = at_or_below(apply, sel_d, thresholds), at_or_below(apply, sel_n, thresholds)
+    j, side, direction, bound = choose(le_d, le_n, sel_d.shape[0], m, delta=delta, alpha=alpha)
+    return (float(thresholds[j]), side, direction), bound
+
+
+def pooled_candidates(apply, sel_d, sel_n, limit: int = MAX_CANDIDATES) -> np.ndarray:
+    """:func:`candidates` of the pooled values ``apply(sel_d)``, ``apply(sel_n)``, holding them
+    once (8 bytes per value) and a mask (1 byte)."""
     ns = sel_d.shape[0]
-    pooled = np.empty(2 * ns)
+    pooled = np.empty(ns + sel_n.shape[0])
     _apply_into(apply, sel_d, pooled[:ns])
     _apply_into(apply, sel_n, pooled[ns:])
-    thresholds = _candidates_in_place(pooled, MAX_CANDIDATES)
-    del pooled
-    t = np.empty(ns)
-    le = []
-    for outputs in (sel_d, sel_n):
-        _apply_into(apply, outputs, t).sort()
-        le.append(np.searchsorted(t, thresholds, side="right"))
-    j, side, direction, bound = choose(le[0], le[1], ns, m, delta=delta, alpha=alpha)
-    return (float(thresholds[j]), side, direction), bound
+    return _candidates_in_place(pooled, limit)
+
+
+def at_or_below(apply, outputs, thresholds) -> np.ndarray:
+    """How many values of ``apply(outputs)`` are at or below each sorted threshold."""
+    t = _apply_into(apply, outputs, np.empty(outputs.shape[0]))
+    t.sort()
+    return np.searchsorted(t, thresholds, side="right")
 
 
 def _apply_into(apply, outputs, out, block: int = 1 << 20):

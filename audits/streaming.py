@@ -143,7 +143,8 @@ class Reduction:
         return [part.add(t, v, offset) for part, t, v in zip(self.parts, totals, values)]
 
 
-def grid(values, size: int | None = None) -> np.ndarray:
-    """Thresholds fixed by the selection values (module docstring): all distinct values when
-    there are at most ``size``, else ``size`` of them at ranks dense in both tails."""
-    return selection.candidates(values, GRID_SIZE if size is None else size)
+def grid(apply, sel_d, sel_n, size: int | None = None) -> np.ndarray:
+    """Thresholds fixed by the selection values ``apply(sel_d)`` and ``apply(sel_n)`` (module
+    docstring): all distinct values when there are at most ``size`` (default
+    :data:`GRID_SIZE`), else ``size`` of them at ranks dense in both tails."""
+    return selection.pooled_candidates(apply, sel_d, sel_n, GRID_SIZE if size is None else size)

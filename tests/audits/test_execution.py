@@ -23,7 +23,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from audits import audit_privacy, audit_rate, command, execution, replace_one, search_pairs, streaming
+from audits import audit_privacy, audit_rate, command, execution, replace_one, search_pairs, selection, streaming
 from audits.search import DataDomain
 from audits.utility import Memo
 from reference import mechanisms as mech
@@ -184,9 +184,11 @@ def test_reduction_refuses_outputs_unlike_the_selection():
 
 
 def test_grid_keeps_a_small_support_whole():
-    assert streaming.grid(np.array([3.0, 1.0, 3.0, 2.0])).tolist() == [1.0, 2.0, 3.0]
-    g = streaming.grid(np.arange(100_000, dtype=float), size=1000)
+    assert streaming.grid(released, np.array([[3.0], [1.0]]), np.array([[3.0], [2.0]])).tolist() == [1.0, 2.0, 3.0]
+    values = np.arange(100_000, dtype=float)[:, None]
+    g = streaming.grid(released, values[::2], values[1::2], size=1000)
     assert g.size <= 1000 and g[0] == 0 and g[-1] == 99_999 and np.all(np.diff(g) > 0)
+    assert np.array_equal(g, values[:, 0][selection.candidate_ranks(100_000, 1000)])
 
 
 def test_profile_grid_mode_is_sound_and_close_to_exact(monkeypatch):
