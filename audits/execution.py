@@ -122,7 +122,7 @@ def _pow2_ceil(x: float) -> int:
     return 1 << max(0, int(math.ceil(math.log2(max(x, 1.0)))))
 
 
-def chunk_runs(runs: int, bytes_per_output: int) -> int:
+def chunk_runs(*, runs: int, bytes_per_output: int) -> int:
     """Runs per chunk for an audit of ``runs`` runs per dataset whose outputs take
     ``bytes_per_output`` bytes each (module docstring, "Chunk size")."""
     runs = validate.integer("runs", runs, minimum=1)

@@ -811,7 +811,7 @@ def audit_privacy(mechanism, dataset, neighbour=None, *, epsilon, delta=0.0, run
 
     probe = _probe(mechanism, dataset, seed, name, runs)
     bytes_per_output = max(1, int(probe.nbytes // PROBE_RUNS))
-    chunk = execution.chunk_runs(runs, bytes_per_output)
+    chunk = execution.chunk_runs(runs=runs, bytes_per_output=bytes_per_output)
     n_sel = 0 if event is not None else int(math.ceil(selection_fraction * runs - 1e-9))  # 0.15 * 1000 is 150
     m = runs - n_sel
     # Held in memory: the selection runs and a chunk of test runs per dataset; in profile mode

@@ -371,7 +371,7 @@ def _simulate(measure, all_params, runs, streams, executor, label):
 
     memo = measure if isinstance(measure, Memo) else None
     fn = memo.measure if memo is not None else measure
-    keys = [Memo.key(p, runs) for p in all_params] if memo is not None else [None] * len(all_params)
+    keys = [Memo.key(p, runs=runs) for p in all_params] if memo is not None else [None] * len(all_params)
     first: dict = {}
     tasks, owner = [], []
     for i, (params, key) in enumerate(zip(all_params, keys)):
@@ -754,12 +754,12 @@ class Memo:
         self.__qualname__ = _label(measure)
 
     @staticmethod
-    def key(params, runs):
+    def key(params, *, runs):
         """The cache key of a point: its sorted parameters and the runs."""
         return (tuple(sorted(params.items())), runs)
 
     def __call__(self, params, *, runs, rng):
-        key = self.key(params, runs)
+        key = self.key(params, runs=runs)
         if key not in self.cache:
             self.cache[key] = np.asarray(call_with_runs_rng(self.measure, params, runs=runs, rng=rng))
         return self.cache[key]

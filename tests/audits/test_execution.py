@@ -126,7 +126,7 @@ def test_split_covers_the_runs_in_order():
     (10**6, 8 * 10**6, 256),  # huge outputs: the floor
 ])
 def test_chunk_runs_from_the_output_size_and_the_runs(runs, bytes_per_output, expected):
-    assert execution.chunk_runs(runs, bytes_per_output) == expected
+    assert execution.chunk_runs(runs=runs, bytes_per_output=bytes_per_output) == expected
 
 
 @pytest.mark.parametrize("spec, parsed", [
@@ -213,7 +213,7 @@ def test_profile_grid_mode_is_sound_and_close_to_exact(monkeypatch):
 def test_default_is_serial_and_reports_the_chunking(serial):
     r = serial["point, statistic"]
     assert r.execution["executor"] == "serial" and r.execution["workers"] == 1
-    assert r.counts["chunk_runs"] == execution.chunk_runs(RUNS, 8) == 2048
+    assert r.counts["chunk_runs"] == execution.chunk_runs(runs=RUNS, bytes_per_output=8) == 2048
     # selection 3000 runs per dataset (2 chunks each), test ~17000 (9 chunks each)
     assert r.counts["chunks"] == r.execution["chunks"] == 2 * 2 + 2 * 9
 
