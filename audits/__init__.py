@@ -13,6 +13,8 @@ Modules: :mod:`audits.stats` (Clopper-Pearson and DKW bounds, run counts for a t
 :mod:`audits.utility` (:func:`audit_rate`, :func:`audit_level`, :func:`audit_band`),
 :mod:`audits.adapters` (:func:`per_sample`: a one-sample function as a batched mechanism),
 :mod:`audits.search` (:func:`search_pairs`: the worst neighbouring pair of a declared data domain),
+:mod:`audits.execution` (``executor=``: runs in seeded chunks on any Executor or a Dask cluster),
+:mod:`audits.streaming` (the test runs reduced chunk by chunk),
 :mod:`audits.report`, :mod:`audits.plugin` (the pytest plugin) and :mod:`audits.command` (``dperm audit``).
 """
 

@@ -6,7 +6,7 @@
                 [--seed S] [--alpha A] [--relation replace-one|add-remove-one]
                 [--profile PROFILE] [--statistic MODULE:NAME] [--event MODULE:NAME|T]
                 [--direction both|dataset|neighbour] [--low-bits auto|on|off]
-                [--power P] [--detect F] [--json]
+                [--power P] [--detect F] [--executor SPEC] [--json]
 
 ``MODULE`` is an importable module name (found from the current directory too) or the path of
 a ``.py`` file (whose folder is put on the import path, so it can import the helpers next to
@@ -27,6 +27,13 @@ to epsilon, or the analytic Gaussian when delta > 0) with its noise multiplied b
 at least :data:`FLOAT_LEAK_RUNS` when the low-bit test will run (floating-point outputs with the
 default statistic); a note on stderr says which.
 
+``--executor processes:N|dask:local:N|dask:SCHEDULER_ADDRESS`` runs the audit's chunks of runs on
+N processes, a Dask ``LocalCluster`` of N workers started for the audit, or a running Dask
+scheduler (:mod:`audits.execution`; Dask needs the ``distributed`` extra). The result is the same
+bit for bit; a note on stderr names the executor, its workers and the chunks, and audits running
+longer than 10 s print progress lines with an ETA there. The mechanism's module (and the modules
+next to a ``.py`` file) are sent to the workers by value, so a remote cluster needs only dperm.
+
 Prints the one-line result (or its JSON with ``--json``: indented by 2, an infinite value
 written as null and its key listed in ``"infinite"``, as the other verbs do). The line names every
 family of tests that refutes the claim (its values, its floating-point low bits) with its bound;
@@ -40,7 +47,8 @@ the JSON has them in ``families``, ``refuted_by`` and ``verdict``. Exit status:
   (fixed by a discrete or snapped sampler; ``--low-bits off`` audits the idealisation);
 * 2: bad arguments or invalid values (one line ``dperm: error: ...`` on stderr): a claim out of
   range, a pair that is not a pair of neighbours, runs beyond the memory estimate, a mechanism
-  that returns outputs of the wrong shape or type, a module that does not exist, ...;
+  that returns outputs of the wrong shape or type, a module that does not exist, an executor
+  that cannot be started or that lost a chunk of runs, ...;
 * 3: the audited code itself failed: an exception while importing the user's file or module
   (one line naming the cause and where), or raised *inside* the user's code (the mechanism, its
   ``logpdf``, the statistic or event, the pair factory or the profile: the line and the
@@ -66,6 +74,7 @@ import traceback
 import warnings
 from pathlib import Path
 
+from audits import execution
 from audits.pairs import NeighbouringPair, as_relation, assert_neighbours
 from audits.privacy import RngWarning, _name, audit_privacy
 from audits.profiles import ReadyProfile
@@ -101,10 +110,27 @@ class _UsageError(Exception):
 class _UserCodeError(Exception):
     """An exception raised inside the user's code (its ``__cause__``): exit status 3."""
 
-    def __init__(self, what: str, traceback_too: bool = True):
+    def __init__(self, what: str, traceback_too: bool = True, cause_line: str | None = None,
+                 cause_traceback: str = ""):
         super().__init__(what)
         self.what = what
         self.traceback_too = traceback_too
+        self.cause_line, self.cause_traceback = cause_line, cause_traceback
+
+    def cause(self) -> tuple[str, str]:
+        """``("Type: message", traceback text)`` of the user's exception."""
+        if self.cause_line is not None:
+            return self.cause_line, self.cause_traceback
+        cause = self.__cause__
+        if cause is None:
+            return "", ""
+        tb = cause.__traceback__
+        # The first frame is the guard's own call; the rest is the user's code (and below).
+        text = "".join(traceback.format_exception(type(cause), cause, (tb.tb_next or tb) if tb else None))
+        return f"{type(cause).__name__}: {' '.join(str(cause).split())}", text
+
+    def __reduce__(self):  # from an executor's worker, with its cause as text
+        return (_UserCodeError, (self.what, self.traceback_too, *self.cause()))
 
 
 def _guarded(function, what: str):
@@ -180,6 +206,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
                         help="without --runs: target power of the derived run count (default 0.9)")
     parser.add_argument("--detect", type=float, default=0.8,
                         help="without --runs: the noise factor the derived run count must flag (default 0.8)")
+    parser.add_argument("--executor", default=None, metavar="SPEC",
+                        help="processes:N | dask:local:N | dask:SCHEDULER_ADDRESS: where the chunks of runs "
+                             "execute (same result; dask needs the 'distributed' extra)")
     parser.add_argument("--json", action="store_true", help="print the result as JSON")
     return parser
 
@@ -320,6 +349,31 @@ def _low_bits_apply(mechanism, pair, statistic, event, low_bits, name) -> bool:
         return False
 
 
+#: Top-level packages that workers import themselves (dperm's own).
+_OURS = ("spec", "reference", "audits", "dperm")
+
+
+def _user_folder(module):
+    """The folder of a user's module (None for dperm's own and installed packages)."""
+    path = getattr(module, "__file__", None)
+    if not path or module.__name__.split(".")[0] in _OURS:
+        return None
+    resolved = Path(path).resolve()
+    return None if "site-packages" in resolved.parts or "dist-packages" in resolved.parts else resolved.parent
+
+
+def _send_by_value(*objects) -> None:
+    """Have cloudpickle send the modules of the user's ``objects``, and the modules next to them,
+    by value, so that workers that cannot import them still run the mechanism."""
+    import inspect
+
+    folders = {f for f in (_user_folder(inspect.getmodule(o)) for o in objects if o is not None) if f}
+    for module in list(sys.modules.values()):
+        folder = _user_folder(module)
+        if folder is not None and any(folder == f or f in folder.parents for f in folders):
+            execution.send_by_value(module)
+
+
 def run(args: argparse.Namespace) -> int:
     """Execute ``dperm audit`` for parsed ``args``; returns the exit status."""
     with warnings.catch_warnings(record=True) as caught, _import_path(os.getcwd()):
@@ -363,29 +417,32 @@ def _run(args) -> tuple[int, str | None]:
                 runs = FLOAT_LEAK_RUNS
                 note += (f"; raised to {FLOAT_LEAK_RUNS} because the outputs are floating-point values and "
                          "the low-bit test looks for the floating-point leak of textbook noise")
+            if args.executor and execution.parse_spec(args.executor)[0] != "serial":
+                _send_by_value(mechanism, pair, statistic, event, profile)
             # TypeError and ParameterError reaching here come from the audit's checks of the
             # arguments and of the user's outputs: errors inside user code are _UserCodeError.
-            result = audit_privacy(_guard_mechanism(mechanism, args.mechanism), pair,
-                                   epsilon=args.epsilon, delta=args.delta, runs=runs, alpha=args.alpha,
-                                   seed=args.seed, profile=ready.profile if ready else profile,
-                                   statistic=statistic, event=event, direction=args.direction,
-                                   low_bits=low_bits)
+            with execution.open_executor(args.executor or "serial") as ex:
+                result = audit_privacy(_guard_mechanism(mechanism, args.mechanism), pair,
+                                       epsilon=args.epsilon, delta=args.delta, runs=runs, alpha=args.alpha,
+                                       seed=args.seed, profile=ready.profile if ready else profile,
+                                       statistic=statistic, event=event, direction=args.direction,
+                                       low_bits=low_bits, executor=ex)
     except _UserCodeError as exc:
-        cause = exc.__cause__
-        message = " ".join(str(cause).split())
-        print(f"{PREFIX}{exc.what} (a bug in the audited code, not in the arguments): "
-              f"{type(cause).__name__}: {message}", file=sys.stderr)
-        if exc.traceback_too:
-            tb = cause.__traceback__
-            # The first frame is the guard's own call; the rest is the user's code (and below).
-            traceback.print_exception(type(cause), cause, tb.tb_next or tb, file=sys.stderr)
+        line, text = exc.cause()
+        print(f"{PREFIX}{exc.what} (a bug in the audited code, not in the arguments): {line}", file=sys.stderr)
+        if exc.traceback_too and text:
+            sys.stderr.write(text)
         return EXIT_USER_ERROR, None
-    except (_UsageError, ParameterError, TypeError) as exc:
+    except (_UsageError, ParameterError, TypeError, execution.ExecutionError) as exc:
         message = " ".join(str(exc).split())
         print(f"{PREFIX}{message}", file=sys.stderr)
         return 2, None
     if note:  # printed once the audit ran (an error stays a single line)
         print(f"dperm: note: {note}", file=sys.stderr)
+    if args.executor:
+        where = result.execution or {}
+        print(f"dperm: note: executor {args.executor} ({where.get('workers', '?')} workers): "
+              f"{where.get('chunks', '?')} chunks of up to {where.get('chunk_runs', '?')} runs", file=sys.stderr)
     if args.json:
         text = json.dumps(result.to_dict(), indent=2, allow_nan=False)  # strict already (spec.jsonable)
     else:

@@ -12,7 +12,19 @@ Options
     ids reproduce the numbers of a full run.
 ``--audit-report=DIR``
     Write ``report.md``, ``report.json`` and ``timings.json`` (and PNG plots if matplotlib is
-    installed): :mod:`audits.report`.
+    installed): :mod:`audits.report`, and ``execution.json``: where each result's runs executed,
+    its chunks, its seconds and the seconds spent inside its chunks.
+``--audit-executor=processes:N|dask:local:N|dask:SCHEDULER_ADDRESS``
+    Run every audit's chunks of runs on that executor (:mod:`audits.execution`): N worker
+    processes, a Dask ``LocalCluster`` of N workers started for the session, or a running Dask
+    scheduler (whose workers have dperm installed). Verdicts, numbers and ``report.json`` /
+    ``report.md`` are byte for byte those of a run without it (every chunk is seeded by its
+    index); the executor, its workers and each audit's chunks go to the console summary and to
+    ``execution.json`` (like the durations, they describe the run, not its outcome). Dask needs
+    the optional ``distributed`` extra. Under pytest-xdist each pytest worker opens its own
+    executor (a shared cluster: ``dask:ADDRESS``). Audits running longer than
+    :data:`audits.execution.PROGRESS_AFTER` seconds print progress lines with an ETA (without
+    xdist).
 
 Roles
 -----
@@ -73,15 +85,17 @@ alpha, factor and power filled in, never below ``minimum``, default 100), and
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import hashlib
 import json
 from dataclasses import dataclass, field
-from pathlib import PurePosixPath
+from pathlib import Path, PurePosixPath
 
 import numpy as np
 import pytest
 
-from audits import budget, stats
+from audits import budget, execution, stats
 from audits.budget import FAMILY_ALPHA
 from audits.privacy import MIN_RUNS
 from audits.report import Report
@@ -140,6 +154,24 @@ class _State:
     pending: dict = field(default_factory=dict)  # nodeid -> result dicts not yet on a test report
     report_paths: dict | None = None
     worker: bool = False  # an xdist worker: its reports go to the controller
+    executor_spec: str | None = None  # --audit-executor
+    progress: object = None  # where progress lines go (None: nowhere)
+    executions: dict = field(default_factory=dict)  # nodeid -> execution dicts of its results
+    _execution: object = None  # the opened executor (audits.execution.Execution), lazily
+    _stack: contextlib.ExitStack = field(default_factory=contextlib.ExitStack)
+
+    def execution(self):
+        """The session's executor, opened on first use; None without --audit-executor."""
+        if self.executor_spec is None:
+            return None
+        if self._execution is None:
+            self._execution = self._stack.enter_context(
+                execution.open_executor(self.executor_spec, progress=self.progress or False))
+        return self._execution
+
+    def close(self) -> None:
+        self._stack.close()
+        self._execution = None
 
     def alpha(self, nodeid: str) -> float:
         share = _share(nodeid)
@@ -245,6 +277,9 @@ def pytest_addoption(parser):
                     help=f"global audit seed (default {DEFAULT_SEED}; 'random' draws one)")
     group.addoption("--audit-report", default=None, metavar="DIR",
                     help="write report.md and report.json (and plots) into DIR")
+    group.addoption("--audit-executor", default=None, metavar="processes:N|dask:local:N|dask:ADDRESS",
+                    help="run the audits' chunks of runs on N processes or a Dask cluster (same results; "
+                         "dask needs the 'distributed' extra)")
 
 
 def _parse_seed(text: str) -> int:
@@ -270,12 +305,40 @@ def pytest_configure(config):
     else:
         seed = _parse_seed(config.getoption("--audit-seed"))
     state = _State(seed=seed, tier=config.getoption("--audit-tier"),
-                   report_dir=config.getoption("--audit-report"), worker=worker)
+                   report_dir=config.getoption("--audit-report"), worker=worker,
+                   executor_spec=_executor_spec(config.getoption("--audit-executor")))
+    if not worker:  # xdist workers have no terminal
+        state.progress = functools.partial(_progress_line, config)
     state.report = Report(seed=state.seed, tier=state.tier, family_alpha=FAMILY_ALPHA,
                           factor=state.factor, power=POWER)
     config.stash[_STATE] = state
     if not worker:
         config.pluginmanager.register(_Collector(config, state), f"dperm-audit-collector-{id(config)}")
+
+
+def _executor_spec(text: str | None) -> str | None:
+    """``--audit-executor`` checked when pytest starts (a usage error names the rule)."""
+    if text is None:
+        return None
+    try:
+        kind, _ = execution.parse_spec(text)
+        if kind.startswith("dask") and not execution.distributed_available():
+            raise ParameterError(f"--audit-executor ({text}) needs Dask's distributed engine: {execution.INSTALL_HINT}")
+    except ParameterError as err:
+        raise pytest.UsageError(str(err)) from None
+    return None if kind == "serial" else text
+
+
+def _progress_line(config, line: str) -> None:
+    tr = config.pluginmanager.get_plugin("terminalreporter")
+    if tr is not None:
+        tr.write_line(line)
+
+
+def pytest_unconfigure(config):
+    state = config.stash.get(_STATE, None)
+    if state is not None:
+        state.close()
 
 
 @pytest.hookimpl(optionalhook=True)
@@ -299,8 +362,9 @@ def pytest_report_header(config):
     state = config.stash.get(_STATE, None)
     if state is None:  # pragma: no cover
         return None
+    executor = f"; executor {state.executor_spec}" if state.executor_spec else ""
     return (f"dperm audits: tier {state.tier}, seed {state.seed} "
-            f"(reproduce with --audit-tier={state.tier} --audit-seed={state.seed})")
+            f"(reproduce with --audit-tier={state.tier} --audit-seed={state.seed}){executor}")
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -343,15 +407,22 @@ def _spec_ids(item) -> list[str]:
 
 
 @pytest.fixture
-def audit(request) -> AuditContext:
+def audit(request):
     """Per-test audit context: ``tier``, ``seed``, ``alpha``, ``factor``, ``runs_for_*``,
-    ``record(result)``."""
+    ``record(result)``. With ``--audit-executor`` the test's audits run on that executor."""
     state = request.config.stash[_STATE]
     nodeid = request.node.nodeid
-    return AuditContext(nodeid=nodeid, tier=state.tier, seed=derive_seed(state.seed, seed_key(nodeid)),
-                        alpha=state.alpha(nodeid), factor=state.factor, power=POWER,
-                        family_alpha=FAMILY_ALPHA, _sink=state.pending.setdefault(nodeid, []),
-                        _marker=state.markers.get(nodeid))
+    context = AuditContext(nodeid=nodeid, tier=state.tier, seed=derive_seed(state.seed, seed_key(nodeid)),
+                           alpha=state.alpha(nodeid), factor=state.factor, power=POWER,
+                           family_alpha=FAMILY_ALPHA, _sink=state.pending.setdefault(nodeid, []),
+                           _marker=state.markers.get(nodeid))
+    ex = state.execution()
+    if ex is None:
+        yield context
+        return
+    execution.send_by_value(request.module)  # the workers cannot import a test file
+    with execution.using(ex):
+        yield context
 
 
 @pytest.hookimpl(wrapper=True)
@@ -396,6 +467,10 @@ class _Collector:
         r.note(report.nodeid, marker=d["marker"], spec=d["spec"],
                location=(report.location[0], report.location[1]))
         for result in d["results"]:
+            # Where the runs executed describes the run, not its outcome: execution.json.
+            where = result.pop("execution", None)
+            if where is not None:
+                self.state.executions.setdefault(report.nodeid, []).append(where)
             r.add(report.nodeid, result)
         if d["outcome"]:
             r.outcome(report.nodeid, report.outcome, report.duration, marker=d["marker"])
@@ -417,6 +492,10 @@ def pytest_sessionfinish(session, exitstatus):
         return
     if state.report_dir:
         state.report_paths = state.report.write(state.report_dir)
+        path = Path(state.report_dir) / "execution.json"
+        path.write_text(json.dumps({"executor": state.executor_spec or "serial", "results": state.executions},
+                                   indent=2, sort_keys=True) + "\n")
+        state.report_paths["execution"] = path
 
 
 def pytest_terminal_summary(terminalreporter, exitstatus, config):
@@ -442,6 +521,12 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config):
                           "this run's numbers")
     for line in state.report.summary_lines():
         tr.write_line(line)
+    if state.executor_spec:
+        ran = [e for entries in state.executions.values() for e in entries]
+        workers = sorted({e.get("workers") for e in ran if e.get("workers") is not None})
+        tr.write_line(f"executor {state.executor_spec}: {len(ran)} results, "
+                      f"{sum(int(e.get('chunks', 0)) for e in ran)} chunks, workers "
+                      f"{'/'.join(str(w) for w in workers) or '?'}")
     paths = getattr(state, "report_paths", None)
     if paths:
         tr.write_line(f"report: {paths['md']} and {paths['json']}")

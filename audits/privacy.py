@@ -13,14 +13,23 @@ Randomness
 ----------
 ``numpy.random.SeedSequence(seed).spawn(5)`` gives five independent streams, in this order:
 (dataset, selection), (neighbour, selection), (dataset, test), (neighbour, test), and the
-auditor's own stream. The mechanism is called once per stream, ``mechanism(data, n, rng)``,
-with ``n`` selection runs (``ceil(selection_fraction * runs)``, default 15%) or test runs. In
+auditor's own stream. Each of the first four draws ``n`` runs of the mechanism on its dataset:
+``n_sel = ceil(selection_fraction * runs)`` selection runs (default 15%) or test runs. In
 profile mode the test runs are the remaining ``m = runs - n_sel`` runs; in point mode each test
-call gets ``N ~ Poisson(m)`` runs, drawn from the auditor's stream (which also draws the
+stream gets ``N ~ Poisson(m)`` runs, drawn from the auditor's stream (which also draws the
 Poisson process that absorbs ``delta``; see below). With a caller's ``event`` there is no
-selection: the two test calls get ``Poisson(runs)`` runs each. The mechanism must draw its
-randomness only from ``rng`` and return ``n`` independent outputs along the leading axis (the
-batched-runs contract of ``reference/``).
+selection: the two test streams get ``Poisson(runs)`` runs each. The ``n`` runs of a stream are
+drawn in chunks (:mod:`audits.execution`): chunk ``c`` of stream ``s`` is one call
+``mechanism(data, size, rng)`` with ``rng`` seeded by ``SeedSequence(seed, spawn_key=(s, c))``,
+so the outputs do not depend on the executor (``executor=``), its workers or the order in which
+chunks finish. The mechanism must draw its randomness only from ``rng`` and return ``size``
+independent outputs along the leading axis (the batched-runs contract of ``reference/``).
+
+*Streaming.* The selection outputs are kept in memory; the test outputs are reduced chunk by
+chunk, where they are drawn, to what the test needs (:mod:`audits.streaming`): the counts of
+the chosen events (point mode), the statistic's values or its counts at a grid of thresholds
+fixed by the selection runs (profile mode). Driver memory therefore grows with the selection
+runs only.
 
 *Probe.* Before those calls the mechanism is called three times on the dataset with
 :data:`PROBE_RUNS` runs, from children 5 and 6 of ``SeedSequence(seed).spawn(7)`` (independent
@@ -31,8 +40,9 @@ those draws are fresh and independent); identical, non-constant outputs from dif
 mean it ignores ``rng`` and repeats its draws, so selection and test runs are not independent
 and the error guarantee is lost. Both raise an :class:`RngWarning` (the first is skipped for a
 mechanism with ``seeded = False``, e.g. :func:`audits.adapters.per_sample` of an unseedable
-function). The probe also gives the bytes per output, and ``runs`` is refused (ParameterError)
-when the outputs of one audit would not fit in the available memory (:func:`memory_needed`).
+function). The probe also gives the bytes per output, which set the chunk size
+(:func:`audits.execution.chunk_runs`), and ``runs`` is refused (ParameterError) when the runs the
+audit keeps in memory -- the selection runs and a chunk -- would not fit (:func:`memory_needed`).
 
 The statistic
 -------------
@@ -225,14 +235,14 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from audits import event_tests, selection, stats
+from audits import event_tests, execution, selection, stats, streaming
 from audits import low_bits as low_bits_test
 from audits import statistics as stat
 from audits.calls import call_with_runs_rng
 from audits.claims import ClaimBound, claim_bound
 from audits.jsonable import jsonable
 from audits.pairs import NeighbouringPair, _columns, as_relation, assert_neighbours
-from audits.profile_mode import profile_test
+from audits.profile_mode import profile_test, profile_test_counts
 from reference.rng import fresh_seed
 from spec import validate
 from spec.errors import ParameterError
@@ -332,6 +342,9 @@ class AuditResult:
         (profile mode adds ``profile_violated``, ``point_violated`` and ``profile_scale``).
     refuted_by : tuple of str
         The families that refute the claim (``()``, ``("values",)``, ``("low_bits",)`` or both).
+    execution : dict or None
+        Where the runs executed: ``executor`` (``serial``, ``processes``, ``dask``, ...) and
+        ``workers`` (:mod:`audits.execution`); not part of the outcome (not compared).
     """
 
     violated: bool
@@ -357,6 +370,7 @@ class AuditResult:
     profile_runs_to_refute: int | None = None
     families: Mapping[str, Any] = field(default_factory=dict)
     refuted_by: tuple = ()
+    execution: Mapping[str, Any] | None = field(default=None, repr=False, compare=False)
 
     @property
     def confidence(self) -> float:
@@ -426,8 +440,8 @@ class AuditResult:
                 f"seed {self.seed} | {self._verdict_text()}")
 
     def to_dict(self) -> dict:
-        """JSON-ready dictionary (non-finite floats become the strings ``"inf"``/``"nan"``), with
-        the derived ``verdict`` and the one-line ``summary``."""
+        """Strict-JSON dictionary (:func:`spec.jsonable.strict`: a non-finite number is null, its
+        path listed in ``"infinite"``), with the derived ``verdict`` and the one-line ``summary``."""
         d = asdict(self)
         d["result_type"] = "privacy"
         d["verdict"] = self.verdict
@@ -482,15 +496,17 @@ def _available_memory() -> int:
 
 
 def memory_needed(*, runs: int, bytes_per_output: int) -> int:
-    """Estimated peak bytes of one audit: the outputs of both datasets (selection and test
-    calls together are at most about ``runs`` each, plus Poisson slack) and the working arrays
-    of the statistics. The mechanism's own working memory is not included."""
+    """Estimated peak bytes of ``runs`` outputs per dataset held in memory (both datasets, plus
+    Poisson slack) with the working arrays of the statistics. An audit holds its selection runs
+    and one chunk of test runs per dataset (the test runs stream: :mod:`audits.streaming`); the
+    mechanism's own working memory is not included."""
     slack = 6.0 * math.sqrt(runs) + 100
     return int(2 * (runs + slack) * (bytes_per_output + _WORKING_BYTES))
 
 
-def _probe(mechanism, dataset, seed: int, name: str, runs: int) -> int:
-    """The probe calls (module docstring): warnings about ``rng``; returns bytes per output."""
+def _probe(mechanism, dataset, seed: int, name: str, runs: int) -> np.ndarray:
+    """The probe calls (module docstring): warnings about ``rng``; returns the first call's
+    outputs (their size and type)."""
     def child(i):  # a fresh SeedSequence per call: a mechanism that spawns from its rng advances
         # the sequence's spawn counter, so reusing one object would hand the repeat other children
         return np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(i,)))
@@ -511,7 +527,7 @@ def _probe(mechanism, dataset, seed: int, name: str, runs: int) -> int:
             f"mechanism {name}: different seeds gave identical outputs, so it ignores its rng "
             "argument and repeats its draws; the audit's runs are then not independent and its "
             "error rate does not hold", RngWarning, stacklevel=3)
-    return max(1, int(first.nbytes // PROBE_RUNS))
+    return first
 
 
 def audit_real_valued(mechanism, pair, **kwargs) -> AuditResult:
@@ -535,14 +551,93 @@ def audit_real_valued(mechanism, pair, **kwargs) -> AuditResult:
     return audit_privacy(mechanism, pair, low_bits=False, **kwargs)
 
 
-def _check_memory(runs: int, bytes_per_output: int) -> None:
-    need, have = memory_needed(runs=runs, bytes_per_output=bytes_per_output), _available_memory()
+def _check_memory(runs: int, held: int, bytes_per_output: int, extra: int = 0) -> None:
+    """Refuse ``runs`` when the ``held`` runs per dataset kept in memory (the selection runs and
+    one chunk), with ``extra`` bytes, would not fit."""
+    need, have = memory_needed(runs=held, bytes_per_output=bytes_per_output) + extra, _available_memory()
     if need > have:
         raise ParameterError(
-            f"runs ({runs}) needs about {need:.2g} bytes of memory for the outputs "
-            f"({bytes_per_output} bytes per output, two datasets) but about {have:.2g} bytes are "
-            f"available: use at most about {int(runs * have / need)} runs"
+            f"runs ({runs}) needs about {need:.2g} bytes of memory for the {held} runs per dataset it keeps "
+            f"(the selection runs and one chunk of test runs; {bytes_per_output} bytes per output, two datasets) "
+            f"but about {have:.2g} bytes are available: use at most about {int(runs * have / need)} runs, or a "
+            "smaller selection_fraction"
         )
+
+
+# --------------------------------------------------------------------------------------------
+# Chunks of runs (audits.execution)
+
+#: The streams of ``SeedSequence(seed)``: selection and test runs of each dataset, the auditor's.
+SEL_D, SEL_N, TEST_D, TEST_N, AUDITOR = range(5)
+
+
+def _chunk(payload, reduction, chunk):
+    """One chunk, on whichever worker runs it: the mechanism's outputs for the chunk's runs
+    (``reduction`` None) or their reduction (:mod:`audits.streaming`)."""
+    mechanism, datasets, name, runs = payload
+    out = _call(mechanism, datasets[chunk.data], chunk.size, chunk.rng(), name, runs)
+    return out if reduction is None else reduction(out)
+
+
+def _chunk_size(chunk) -> int:
+    return chunk.size
+
+
+class _Draws:
+    """The runs of one audit, in chunks on its execution: outputs kept (selection runs) or
+    reduced as they arrive (test runs). ``calls`` are ``(dataset index, stream, runs)``."""
+
+    def __init__(self, job, mechanism, datasets, *, seed, name, runs, chunk_runs):
+        self.job, self.seed, self.name, self.chunk_runs = job, seed, name, chunk_runs
+        self.payload = job.share((mechanism, tuple(datasets), name, runs), f"mechanism {name} and its datasets")
+        self.where = job.execution.describe()  # completed by chunking()
+
+    def _split(self, calls):
+        return [execution.split(n, self.chunk_runs, seed=self.seed, stream=stream, data=data)
+                for data, stream, n in calls]
+
+    def outputs(self, calls) -> list[np.ndarray]:
+        """The outputs of each call, each chunk copied to its runs' rows as it arrives (so the
+        driver holds the outputs and one chunk, not the chunks and their concatenation)."""
+        per_call = self._split(calls)
+        tasks = [c for chunks in per_call for c in chunks]
+        where = [(j, c.index * self.chunk_runs) for j, chunks in enumerate(per_call) for c in chunks]
+        out: list = [None] * len(calls)
+
+        def consume(i, value):
+            j, offset = where[i]
+            if out[j] is None:
+                out[j] = np.empty((calls[j][2], *value.shape[1:]), dtype=value.dtype)
+            elif value.shape[1:] != out[j].shape[1:] or value.dtype != out[j].dtype:
+                raise ParameterError(
+                    f"mechanism {self.name} returned outputs of different shapes or dtypes across calls "
+                    f"({out[j].shape[1:]}/{out[j].dtype} vs {value.shape[1:]}/{value.dtype})")
+            out[j][offset:offset + value.shape[0]] = value
+
+        self.job.map(_chunk, (self.payload, None), tasks, runs=_chunk_size, consume=consume)
+        return out
+
+    def reduce(self, reduction, calls) -> list[list]:
+        """The reduction's totals for each call, combined as the chunks arrive (in any order)."""
+        per_call = self._split(calls)
+        totals = [reduction.start(n) for _, _, n in calls]
+        where = [(j, c.index * self.chunk_runs) for j, chunks in enumerate(per_call) for c in chunks]
+        tasks = [c for chunks in per_call for c in chunks]
+        shared = (self.payload, self.job.share(reduction, f"the statistics of mechanism {self.name}"))
+
+        def consume(i, value):
+            j, offset = where[i]
+            totals[j] = reduction.add(totals[j], value, offset)
+
+        self.job.map(_chunk, shared, tasks, runs=_chunk_size, consume=consume)
+        return totals
+
+    def chunking(self) -> dict:
+        """What the result reports about the chunks (the same whatever the executor); also added
+        to the description of the execution."""
+        chunking = {"chunk_runs": self.chunk_runs, "chunks": self.job.chunks}
+        self.where.update(chunking, **self.job.timing())
+        return chunking
 
 
 # --------------------------------------------------------------------------------------------
@@ -604,11 +699,9 @@ def _check_consistent(outputs, name):
 # Point tests
 
 
-def _point_test(st, choice, tests, m, *, epsilon, delta, alpha, arrivals, family):
-    """Count the chosen event on the test outputs and test it at ``alpha`` (module docstring)."""
-    (out_d, n_d), (out_n, n_n) = tests
-    k_d = event_tests.count(st, choice, out_d if n_d else None)
-    k_n = event_tests.count(st, choice, out_n if n_n else None)
+def _point_test(st, choice, k_d, n_d, k_n, n_n, m, *, epsilon, delta, alpha, arrivals, family):
+    """Test the chosen event at ``alpha`` from its test counts ``k_d`` of ``n_d`` runs and ``k_n``
+    of ``n_n`` (module docstring; :func:`audits.event_tests.poisson_test`)."""
     return event_tests.poisson_test(st, choice, k_d, n_d, k_n, n_n, m, epsilon=epsilon, delta=delta,
                                     alpha=alpha, arrivals=arrivals, family=family)
 
@@ -673,29 +766,31 @@ def _selection_runs(runs: int, selection_fraction: float) -> int:
     return int(math.ceil(selection_fraction * runs - 1e-9))  # 0.15 * 1000 is 150, not 151
 
 
-def _event_audit(mechanism, dataset, neighbour, event, statistic, direction, streams, common, name, *,
-                 low_bits, selection_fraction):
+def _event_audit(draws, like, event, statistic, direction, auditor, common, name, *, mechanism, low_bits, n_sel):
     """User event: all runs to the test, both directions at alpha/2 unless one is named; with
-    ``low_bits=True`` a selection share is held out for the low-bit test (module docstring)."""
+    ``low_bits=True`` ``n_sel`` selection runs are held out for the low-bit test (module docstring)."""
     runs, epsilon, delta, alpha = common["runs"], common["epsilon"], common["delta"], common["alpha"]
     what, indicator = _user_event(event, statistic, name)
-    auditor = streams[4]
-    n_sel = _selection_runs(runs, selection_fraction) if low_bits is True else 0
-    sel = [_call(mechanism, data, n_sel, rng, name, runs)
-           for data, rng in ((dataset, streams[0]), (neighbour, streams[1]))] if n_sel else []
+    sel = draws.outputs([(0, SEL_D, n_sel), (1, SEL_N, n_sel)]) if n_sel else []
+    if sel:
+        _check_consistent([like, *sel], name)
     m = runs - n_sel
     n_d, n_n = int(auditor.poisson(m)), int(auditor.poisson(m))
     arrivals = stats.poisson_arrivals(m, delta, rng=auditor)
-    outs = [_call(mechanism, data, n, rng, name, runs) if n else None
-            for data, n, rng in ((dataset, n_d, streams[2]), (neighbour, n_n, streams[3]))]
-    _check_consistent([*sel, *(o for o in outs if o is not None)], name)
-    # what the low-bit rule looks at: the selection runs, else (only to word the result) a sample
-    looked = sel or [(o if o is not None else outs[1 - i])[:PROBE_RUNS] for i, o in enumerate(outs)]
+    # what the low-bit rule looks at: the selection runs, else (only to word the result) the probe's
+    looked = sel or [like, like]
     bits, status, reason = low_bits_test.plan(low_bits, statistic=statistic, mechanism=mechanism, event=event,
                                               sel_d=looked[0], sel_n=looked[1], name=name)
     a_value = alpha * (1.0 - LOW_BITS_SHARE) if bits else alpha
-    k_d = int(np.count_nonzero(indicator(outs[0]))) if n_d else 0
-    k_n = int(np.count_nonzero(indicator(outs[1]))) if n_n else 0
+    reducers = [streaming.Hits(indicator)]
+    if bits:
+        b_st, b_choice = low_bits_test.choose(sel[0], sel[1], m, delta=delta, alpha=alpha - a_value)
+        reducers.append(streaming.Count(b_st.apply, b_choice[0], b_choice[1]))
+    del sel, looked
+    # The probe's outputs are the reference of shape and type the test outputs must match.
+    reduction = streaming.Reduction(reducers, like=like, name=name)
+    k_ds, k_ns = draws.reduce(reduction, [(0, TEST_D, n_d), (1, TEST_N, n_n)])
+    k_d, k_n = k_ds[0], k_ns[0]
     directions = ("dataset", "neighbour") if direction == "both" else (direction,)
     share = a_value / len(directions)
     results = []
@@ -709,18 +804,15 @@ def _event_audit(mechanism, dataset, neighbour, event, statistic, direction, str
                         "epsilon_lower": eps_lo, "violated": bool(eps_lo > epsilon),
                         "test": "conditional Poisson (stats.poisson_point_bound)",
                         "_k": (k_p, n_d if d == "dataset" else n_n, k_q, n_n if d == "dataset" else n_d)})
-    low = (status, reason)
     if bits:
-        tests = [(o, n) for o, n in zip(outs, (n_d, n_n))]
-        b_st, b_choice = low_bits_test.choose(sel[0], sel[1], m, delta=delta, alpha=alpha - a_value)
-        results.append(_point_test(b_st, b_choice, tests, m, epsilon=epsilon, delta=delta, alpha=alpha - a_value,
-                                   arrivals=arrivals, family="low-bit"))
-    return _point_result(results, m, n_sel, runs, common, low=low)
+        results.append(_point_test(b_st, b_choice, k_ds[1], n_d, k_ns[1], n_n, m, epsilon=epsilon, delta=delta,
+                                   alpha=alpha - a_value, arrivals=arrivals, family="low-bit"))
+    return _point_result(results, m, n_sel, runs, common, low=(status, reason), chunking=draws.chunking())
 
 
-def _point_result(results, m, n_sel, runs, common, projected=None, *, low):
+def _point_result(results, m, n_sel, runs, common, projected=None, *, low, chunking=None):
     """The result of point mode and of user events from the tests behind it; ``low``: the
-    low-bit status when its test did not run."""
+    low-bit status when its test did not run; ``chunking``: added to the counts."""
     epsilon, delta, alpha = common["epsilon"], common["delta"], common["alpha"]
     top = _headline(results, epsilon)
     k_p, n_p, k_q, n_q = top["_k"]
@@ -737,50 +829,13 @@ def _point_result(results, m, n_sel, runs, common, projected=None, *, low):
     bits = [r for r in results if r["family"] == "low-bit"]
     families = {"values": _family(values, m=m, delta=delta),
                 "low_bits": _family(bits, m=m, delta=delta) if bits else _not_tested(*low)}
+    counts.update(chunking or {})
     tests = tuple({k: v for k, v in r.items() if k != "_k"} for r in results)
     return AuditResult(violated=any(r["violated"] for r in results),
                        epsilon_lower=max(r["epsilon_lower"] for r in results),
                        epsilon_estimate=stats.point_estimate(k_p, k_q, m, delta=delta), mode="point",
                        statistic=top["statistic"], event=top["event"], counts=counts, tests=tests,
                        families=families, refuted_by=_refuted_by(families), **common)
-
-
-def _profile_result(mechanism, dataset, neighbour, statistic, sel_d, sel_n, test_d, test_n, bound, *, common,
-                    whiten, band, low_bits, name):
-    """Profile mode: the bands (module docstring) and, beside them, the low-bit test."""
-    epsilon, delta, alpha = common["epsilon"], common["delta"], common["alpha"]
-    bits, status, reason = low_bits_test.plan(low_bits, statistic=statistic, mechanism=mechanism, event=None,
-                                              sel_d=sel_d, sel_n=sel_n, name=name)
-    a_bands = alpha * (1.0 - LOW_BITS_SHARE) if bits else alpha
-    # The selection runs join the bands unless the statistic learns from them.
-    (st,) = stat.value_family(mechanism, dataset, neighbour, statistic, sel_d, sel_n,
-                              mode="profile", whiten=whiten, name=name)
-    if stat.needs_selection(statistic, mechanism, sel_d):
-        band_d, band_n = st.apply(test_d), st.apply(test_n)
-        used_sel = sel_d.shape[0]
-    else:
-        band_d = np.concatenate([st.apply(sel_d), st.apply(test_d)])
-        band_n = np.concatenate([st.apply(sel_n), st.apply(test_n)])
-        used_sel = 0
-    result = profile_test(band_d, band_n, bound, st, used_sel, common, AuditResult, band=band, alpha=a_bands)
-    if not bits:
-        families = {**result.families, "low_bits": _not_tested(status, reason)}
-        return replace(result, families=families)
-    m = test_d.shape[0]
-    b_st, b_choice = low_bits_test.choose(sel_d, sel_n, m, delta=delta, alpha=alpha - a_bands)
-    k_d, k_n = event_tests.count(b_st, b_choice, test_d), event_tests.count(b_st, b_choice, test_n)
-    test = event_tests.fixed_runs_test(b_st, b_choice, k_d, k_n, m, epsilon=epsilon, delta=delta,
-                                       alpha=alpha - a_bands, family="low-bit", bound=bound)
-    families = {**result.families, "low_bits": _family([test], m=m, delta=delta,
-                                                       profile_violated=test["profile_violated"],
-                                                       point_violated=bool(test["epsilon_lower"] > epsilon))}
-    values = families["values"]
-    top = values if not test["violated"] or values["violated"] else families["low_bits"]
-    return replace(result, violated=result.violated or test["violated"],
-                   epsilon_lower=max(result.epsilon_lower, test["epsilon_lower"]),
-                   epsilon_estimate=top["epsilon_estimate"], statistic=top["statistic"], event=top["event"],
-                   tests=({k: v for k, v in test.items() if k != "_k"},), families=families,
-                   refuted_by=_refuted_by(families))
 
 
 # --------------------------------------------------------------------------------------------
@@ -790,7 +845,7 @@ def _profile_result(mechanism, dataset, neighbour, statistic, sel_d, sel_n, test
 def audit_privacy(mechanism, dataset, neighbour=None, *, epsilon, delta=0.0, runs, alpha=0.05,
                   seed=None, statistic=None, event=None, direction="both", profile=None, relation=None,
                   selection_fraction=stats.SELECTION_FRACTION, whiten=False, low_bits=None,
-                  band="weighted") -> AuditResult:
+                  band="weighted", executor=None) -> AuditResult:
     """Test a differential-privacy claim on one neighbouring pair (black box).
 
     Parameters
@@ -811,7 +866,7 @@ def audit_privacy(mechanism, dataset, neighbour=None, *, epsilon, delta=0.0, run
         Claimed delta in [0, 1).
     runs : int
         Runs per dataset (>= 100), selection and test together; bounded by an estimate of the
-        memory the outputs need (:func:`memory_needed`).
+        memory the selection outputs need (:func:`memory_needed`): the test runs stream.
     alpha : float
         Error level: under the claim, ``P[violated] <= alpha``.
     seed : int or None
@@ -845,6 +900,11 @@ def audit_privacy(mechanism, dataset, neighbour=None, *, epsilon, delta=0.0, run
         Profile mode: the simultaneous band around each empirical distribution function
         (:func:`audits.stats.cdf_band`): DKW intersected with order-statistic bounds (default;
         tight in the tails), or DKW alone.
+    executor : concurrent.futures.Executor, distributed.Client or None
+        Where the chunks of runs execute (:mod:`audits.execution`): a process pool, a Dask
+        client or its ``get_executor()``, loky, ...; ``None``: the one set by
+        :func:`audits.execution.using` (``pytest audits --audit-executor``), else this process.
+        The result is the same, bit for bit, whatever executes it.
 
     Returns
     -------
@@ -853,9 +913,11 @@ def audit_privacy(mechanism, dataset, neighbour=None, *, epsilon, delta=0.0, run
         test sample sizes, which are ``test_runs_dataset`` and ``test_runs_neighbour``) or
         ``band_runs`` and ``band_radius`` (profile), the event counts ``dataset`` and
         ``neighbour``, and the bounds ``p_lower``, ``q_upper`` (point mode: Clopper-Pearson at
-        ``alpha/2`` each, for reference; the verdict uses the conditional test). ``tests``
-        lists the point tests behind the verdict; ``families``, ``refuted_by`` and ``verdict``
-        tell which families of tests (values, low bits) refute the claim.
+        ``alpha/2`` each, for reference; the verdict uses the conditional test), and the chunking
+        ``chunk_runs`` and ``chunks``; profile mode also ``band_thresholds``. ``tests`` lists the
+        point tests behind the verdict; ``families``, ``refuted_by`` and ``verdict`` tell which
+        families of tests (values, low bits) refute the claim; ``execution`` the executor and its
+        workers.
 
     Raises
     ------
@@ -905,42 +967,123 @@ def audit_privacy(mechanism, dataset, neighbour=None, *, epsilon, delta=0.0, run
     seed = validate.integer("seed", seed, minimum=0)
     name = _name(mechanism)
 
-    _check_memory(runs, _probe(mechanism, dataset, seed, name, runs))
-    streams = [np.random.default_rng(s) for s in np.random.SeedSequence(seed).spawn(5)]
-    common = dict(epsilon=epsilon, delta=delta, runs=runs, alpha=alpha, seed=seed,
-                  mechanism=name, relation=rel.value)
-    if event is not None:
-        return _event_audit(mechanism, dataset, neighbour, event, statistic, direction, streams, common, name,
-                            low_bits=low_bits, selection_fraction=selection_fraction)
+    ex = execution.resolve(executor)
 
-    auditor = streams[4]
-    n_sel = _selection_runs(runs, selection_fraction)
+    probe = _probe(mechanism, dataset, seed, name, runs)
+    bytes_per_output = max(1, int(probe.nbytes // PROBE_RUNS))
+    chunk = execution.chunk_runs(runs=runs, bytes_per_output=bytes_per_output)
+    # a caller's event spends every run on its test, unless the low-bit test needs a selection share
+    n_sel = _selection_runs(runs, selection_fraction) if event is None or low_bits is True else 0
     m = runs - n_sel
-    sel_d = _call(mechanism, dataset, n_sel, streams[0], name, runs)
-    sel_n = _call(mechanism, neighbour, n_sel, streams[1], name, runs)
+    # Held in memory: the selection runs and a chunk of test runs per dataset; in profile mode
+    # with every value kept, the band values too (and the copies that sort them).
+    exact = bound is not None and runs <= streaming.EXACT_RUNS
+    _check_memory(runs, n_sel + chunk, bytes_per_output, extra=2 * 3 * 8 * runs if exact else 0)
+    auditor = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(AUDITOR,)))
+    with ex.job(runs=2 * runs, label=f"mechanism {name}") as job:
+        draws = _Draws(job, mechanism, (dataset, neighbour), seed=seed, name=name, runs=runs, chunk_runs=chunk)
+        common = dict(epsilon=epsilon, delta=delta, runs=runs, alpha=alpha, seed=seed,
+                      mechanism=name, relation=rel.value, execution=draws.where)
+        if event is not None:
+            return _event_audit(draws, probe, event, statistic, direction, auditor, common, name,
+                                mechanism=mechanism, low_bits=low_bits, n_sel=n_sel)
+        selection_outputs = draws.outputs([(0, SEL_D, n_sel), (1, SEL_N, n_sel)])
+        _check_consistent(selection_outputs, name)
+        if bound is None:
+            return _point_audit(draws, selection_outputs, mechanism, dataset, neighbour, auditor, m, common,
+                                statistic=statistic, whiten=whiten, low_bits=low_bits)
+        return _profile_audit(draws, selection_outputs, mechanism, dataset, neighbour, bound, m, common,
+                              statistic=statistic, whiten=whiten, band=band, low_bits=low_bits)
 
-    if bound is None:
-        # Poisson sample sizes make the two counts independent Poisson variables.
-        n_d, n_n = int(auditor.poisson(m)), int(auditor.poisson(m))
-        arrivals = stats.poisson_arrivals(m, delta, rng=auditor)
-        tests = [(_call(mechanism, data, n, rng, name, runs) if n > 0 else None, n)
-                 for data, n, rng in ((dataset, n_d, streams[2]), (neighbour, n_n, streams[3]))]
-        _check_consistent([sel_d, sel_n, *(t for t, _ in tests if t is not None)], name)
-        family = stat.value_family(mechanism, dataset, neighbour, statistic, sel_d, sel_n,
-                                   mode="point", whiten=whiten, name=name)
-        bits, status, reason = low_bits_test.plan(low_bits, statistic=statistic, mechanism=mechanism,
-                                                  event=None, sel_d=sel_d, sel_n=sel_n, name=name)
-        a_value = alpha * (1.0 - LOW_BITS_SHARE) if bits else alpha
-        st, choice, projected = selection.select_among(family, sel_d, sel_n, m, delta=delta, alpha=a_value)
-        kw = dict(epsilon=epsilon, delta=delta, arrivals=arrivals)
-        results = [_point_test(st, choice, tests, m, alpha=a_value, family="value", **kw)]
-        if bits:
-            b_st, b_choice = low_bits_test.choose(sel_d, sel_n, m, delta=delta, alpha=alpha - a_value)
-            results.append(_point_test(b_st, b_choice, tests, m, alpha=alpha - a_value, family="low-bit", **kw))
-        return _point_result(results, m, n_sel, runs, common, projected, low=(status, reason))
 
-    test_d = _call(mechanism, dataset, m, streams[2], name, runs)
-    test_n = _call(mechanism, neighbour, m, streams[3], name, runs)
-    _check_consistent([sel_d, sel_n, test_d, test_n], name)
-    return _profile_result(mechanism, dataset, neighbour, statistic, sel_d, sel_n, test_d, test_n, bound,
-                           common=common, whiten=whiten, band=band, low_bits=low_bits, name=name)
+def _point_audit(draws, selection_outputs, mechanism, dataset, neighbour, auditor, m, common, *, statistic,
+                 whiten, low_bits):
+    """Point mode (module docstring): events chosen on the selection outputs (which this frees
+    once the events are chosen), counted on the test runs as they stream in."""
+    epsilon, delta, alpha, name = common["epsilon"], common["delta"], common["alpha"], common["mechanism"]
+    sel_d, sel_n = selection_outputs
+    selection_outputs.clear()
+    n_sel = sel_d.shape[0]
+    # Poisson sample sizes make the two counts independent Poisson variables.
+    n_d, n_n = int(auditor.poisson(m)), int(auditor.poisson(m))
+    arrivals = stats.poisson_arrivals(m, delta, rng=auditor)
+    family = stat.value_family(mechanism, dataset, neighbour, statistic, sel_d, sel_n,
+                               mode="point", whiten=whiten, name=name)
+    bits, status, reason = low_bits_test.plan(low_bits, statistic=statistic, mechanism=mechanism,
+                                              event=None, sel_d=sel_d, sel_n=sel_n, name=name)
+    a_value = alpha * (1.0 - LOW_BITS_SHARE) if bits else alpha
+    st, choice, projected = selection.select_among(family, sel_d, sel_n, m, delta=delta, alpha=a_value)
+    chosen = [(st, choice, a_value, "value")]
+    if bits:
+        b_st, b_choice = low_bits_test.choose(sel_d, sel_n, m, delta=delta, alpha=alpha - a_value)
+        chosen.append((b_st, b_choice, alpha - a_value, "low-bit"))
+    like = sel_d[:1].copy()
+    del sel_d, sel_n, family
+    reduction = streaming.Reduction([streaming.Count(s.apply, c[0], c[1]) for s, c, _, _ in chosen],
+                                    like=like, name=name)
+    k_d, k_n = draws.reduce(reduction, [(0, TEST_D, n_d), (1, TEST_N, n_n)])
+    kw = dict(epsilon=epsilon, delta=delta, arrivals=arrivals)
+    results = [_point_test(s, c, k_d[i], n_d, k_n[i], n_n, m, alpha=a, family=f, **kw)
+               for i, (s, c, a, f) in enumerate(chosen)]
+    return _point_result(results, m, n_sel, common["runs"], common, projected, low=(status, reason),
+                         chunking=draws.chunking())
+
+
+def _profile_audit(draws, selection_outputs, mechanism, dataset, neighbour, bound, m, common, *, statistic,
+                   whiten, band, low_bits):
+    """Profile mode (module docstring): the band test on the test runs (and the selection runs
+    when the statistic learns nothing from them), summarised as :mod:`audits.streaming` says, and
+    beside it the low-bit test, its event counted in the same pass over the test runs."""
+    epsilon, delta, alpha, name = common["epsilon"], common["delta"], common["alpha"], common["mechanism"]
+    sel_d, sel_n = selection_outputs
+    selection_outputs.clear()
+    bits, status, reason = low_bits_test.plan(low_bits, statistic=statistic, mechanism=mechanism, event=None,
+                                              sel_d=sel_d, sel_n=sel_n, name=name)
+    a_bands = alpha * (1.0 - LOW_BITS_SHARE) if bits else alpha
+    (st,) = stat.value_family(mechanism, dataset, neighbour, statistic, sel_d, sel_n,
+                              mode="profile", whiten=whiten, name=name)
+    # The selection runs join the bands unless the statistic learns from them.
+    learned = stat.needs_selection(statistic, mechanism, sel_d)
+    used_sel = sel_d.shape[0] if learned else 0
+    n_band = m if learned else common["runs"]
+    test_calls = [(0, TEST_D, m), (1, TEST_N, m)]
+    low = []
+    if bits:
+        b_st, b_choice = low_bits_test.choose(sel_d, sel_n, m, delta=delta, alpha=alpha - a_bands)
+        low = [streaming.Count(b_st.apply, b_choice[0], b_choice[1])]
+    if n_band <= streaming.EXACT_RUNS:
+        [t_d, *k_d], [t_n, *k_n] = draws.reduce(
+            streaming.Reduction([streaming.Values(st.apply), *low], like=sel_d, name=name), test_calls)
+        if not learned:
+            t_d, t_n = np.concatenate([st.apply(sel_d), t_d]), np.concatenate([st.apply(sel_n), t_n])
+        extra = {"band_thresholds": "every distinct band value", **draws.chunking()}
+        result = profile_test(t_d, t_n, bound, st, used_sel, common, AuditResult, band=band, alpha=a_bands,
+                              extra=extra)
+    else:
+        thresholds = streaming.grid(st.apply, sel_d, sel_n)
+        at_sel = [] if learned else [selection.at_or_below(st.apply, x, thresholds) for x in (sel_d, sel_n)]
+        like = sel_d[:1].copy()
+        del sel_d, sel_n
+        [le_d, *k_d], [le_n, *k_n] = draws.reduce(
+            streaming.Reduction([streaming.AtOrBelow(st.apply, thresholds), *low], like=like, name=name),
+            test_calls)
+        for le, extra_counts in zip((le_d, le_n), at_sel):
+            le += extra_counts
+        extra = {"band_thresholds": f"grid of {thresholds.size} thresholds from the selection runs",
+                 **draws.chunking()}
+        result = profile_test_counts(thresholds, le_d, le_n, n_band, bound, st, used_sel, common, AuditResult,
+                                     band=band, alpha=a_bands, extra=extra)
+    if not bits:
+        return replace(result, families={**result.families, "low_bits": _not_tested(status, reason)})
+    test = event_tests.fixed_runs_test(b_st, b_choice, k_d[0], k_n[0], m, epsilon=epsilon, delta=delta,
+                                       alpha=alpha - a_bands, family="low-bit", bound=bound)
+    families = {**result.families, "low_bits": _family([test], m=m, delta=delta,
+                                                       profile_violated=test["profile_violated"],
+                                                       point_violated=bool(test["epsilon_lower"] > epsilon))}
+    values = families["values"]
+    top = values if not test["violated"] or values["violated"] else families["low_bits"]
+    return replace(result, violated=result.violated or test["violated"],
+                   epsilon_lower=max(result.epsilon_lower, test["epsilon_lower"]),
+                   epsilon_estimate=top["epsilon_estimate"], statistic=top["statistic"], event=top["event"],
+                   tests=({k: v for k, v in test.items() if k != "_k"},), families=families,
+                   refuted_by=_refuted_by(families))

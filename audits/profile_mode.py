@@ -56,24 +56,40 @@ from scipy import special
 from audits import selection, stats
 from audits.claims import ClaimBound
 
-__all__ = ["profile_test", "curve_points", "profile_scale", "runs_to_refute", "MAX_EXACT", "MAX_PROJECTION"]
+__all__ = ["profile_test", "profile_test_counts", "curve_points", "profile_scale", "runs_to_refute", "MAX_EXACT",
+           "MAX_PROJECTION"]
 
 #: Largest number of threshold events whose claimed bound is evaluated exactly.
 MAX_EXACT = 4096
 #: Largest multiple of the band runs that ``runs_to_refute`` extrapolates to.
 MAX_PROJECTION = 1000.0
-def profile_test(t_d, t_n, bound: ClaimBound, st, n_sel: int, common, result_type, band="weighted", alpha=None):
+
+
+def profile_test(t_d, t_n, bound: ClaimBound, st, n_sel: int, common, result_type, band="weighted", alpha=None,
+                 extra=None):
     """The band test of profile mode on band statistics ``t_d``, ``t_n`` (one per run), each band
     at level ``alpha/2`` (``alpha``: the share of the audit's level the bands spend, default all of
     it; ``band``: a kind of :func:`audits.stats.cdf_band`); ``result_type`` builds the result
-    (``audits.privacy.AuditResult``). Also computes the profile scale (module docstring)."""
+    (``audits.privacy.AuditResult``). Every distinct value is a threshold. Also computes the
+    profile scale (module docstring)."""
+    thresholds = np.unique(np.concatenate([t_d, t_n]))
+    le_d = np.searchsorted(np.sort(t_d), thresholds, side="right")
+    le_n = np.searchsorted(np.sort(t_n), thresholds, side="right")
+    return profile_test_counts(thresholds, le_d, le_n, t_d.size, bound, st, n_sel, common, result_type, band=band,
+                               alpha=alpha, extra=extra)
+
+
+def profile_test_counts(thresholds, le_d, le_n, n: int, bound: ClaimBound, st, n_sel: int, common, result_type,
+                        band="weighted", alpha=None, extra=None):
+    """:func:`profile_test` from counts: ``le_d[j]``, ``le_n[j]`` of the ``n`` band values per
+    dataset at or below sorted ``thresholds[j]``. The bands hold for every threshold at once, so
+    the test is sound for any set of thresholds (:mod:`audits.streaming`). ``extra``: entries
+    added to the result's ``counts``."""
     epsilon, delta = common["epsilon"], common["delta"]
     alpha = common["alpha"] if alpha is None else alpha
-    n = t_d.size
     low_at, high_at = stats.cdf_band(n, alpha / 2, band)  # by count: the same for both datasets
     r = stats.dkw_radius(n, alpha / 2 if band == "dkw" else (1 - stats.TAIL_SHARE) * alpha / 2)
-    thresholds = np.unique(np.concatenate([t_d, t_n]))
-    counts = selection.event_counts(np.sort(t_d), np.sort(t_n), thresholds)
+    counts = selection.counts_at(np.asarray(le_d), np.asarray(le_n), n, n)
 
     best_eps = (-1.0, None)  # (eps_lower, (direction, side, index))
     pending = []  # (lower_p, upper_q, key, index) of events that may violate the profile
@@ -104,10 +120,10 @@ def profile_test(t_d, t_n, bound: ClaimBound, st, n_sel: int, common, result_typ
     keys = list(counts)
     lower = np.concatenate([low_at[counts[k][0]] for k in keys])
     upper = np.concatenate([high_at[counts[k][1]] for k in keys])
-    extra = []
+    include = []
     if violating is not None:  # the verdict's event is evaluated exactly, so c* >= 1 with it
-        extra = [keys.index(violating[:2]) * thresholds.size + violating[2]]
-    scale, at = profile_scale(lower, upper, bound, include=extra)
+        include = [keys.index(violating[:2]) * thresholds.size + violating[2]]
+    scale, at = profile_scale(lower, upper, bound, include=include)
     profile_violated = bool(violating is not None or scale > 1.0)
     if profile_violated:  # the same exact B decides both, so this only guards rounding
         scale = max(scale, math.nextafter(1.0, 2.0))
@@ -129,6 +145,7 @@ def profile_test(t_d, t_n, bound: ClaimBound, st, n_sel: int, common, result_typ
     result_counts = {"selection_runs": n_sel, "band_runs": n, "band": band, "band_radius": r,
                      "band_alpha": alpha, "dataset": int(k_d), "neighbour": int(k_n),
                      "p_lower": float(low_at[k_p[j]]), "q_upper": float(high_at[k_q[j]])}
+    result_counts.update(extra or {})
     curve = curve_points(counts, thresholds, n, (low_at, high_at), bound, md, ms)
     event = selection.describe_event(threshold, side, direction, st)
     values = {"status": "tested", "violated": bool(profile_violated or point_violated),

@@ -39,7 +39,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from audits import selection, stats
+from audits import execution, selection, stats
 from audits import statistics as stat
 from audits.pairs import NeighbouringPair, add_remove_one, replace_one
 from audits.privacy import AuditResult, _call, _name, audit_privacy
@@ -213,8 +213,17 @@ def _score(mechanism, pair, n, streams, m, *, epsilon, delta, alpha, name, runs,
     return best
 
 
+def _score_task(job, task):
+    """One candidate's search runs, on whichever worker runs it (a chunk: one candidate)."""
+    mechanism, n, kw = job
+    pair, seed_sequence = task
+    gens = [np.random.default_rng(s) for s in seed_sequence.spawn(2)]
+    return _score(mechanism, pair, n, gens, **kw)
+
+
 def search_pairs(mechanism, domain: DataDomain, *, epsilon, delta=0.0, runs, alpha=0.05, seed=None,
-                 relation=None, query=None, limit=8, search_runs=None, **audit_options) -> SearchResult:
+                 relation=None, query=None, limit=8, search_runs=None, executor=None,
+                 **audit_options) -> SearchResult:
     """Search the domain for the worst neighbouring pair, then audit it on fresh runs.
 
     Parameters
@@ -235,6 +244,11 @@ def search_pairs(mechanism, domain: DataDomain, *, epsilon, delta=0.0, runs, alp
         Candidates per relation.
     search_runs : int, optional
         Runs per dataset and candidate on the search streams (default ``ceil(0.15 runs)``).
+    executor : concurrent.futures.Executor, distributed.Client or None
+        Where the candidates' search runs (one chunk per candidate, each on its own streams, so
+        the result does not depend on it) and the final audits execute
+        (:mod:`audits.execution`); ``None``: the one set by :func:`audits.execution.using`, else
+        this process.
     **audit_options
         Passed to the final :func:`audits.privacy.audit_privacy` calls (``statistic``, ...).
 
@@ -259,19 +273,20 @@ def search_pairs(mechanism, domain: DataDomain, *, epsilon, delta=0.0, runs, alp
     name = _name(mechanism)
     search_seed, audit_seed = np.random.SeedSequence(seed).spawn(2)
     search_seeds, audit_seeds = search_seed.spawn(len(relations)), audit_seed.spawn(len(relations))
+    ex = execution.resolve(executor)
+    kw = dict(m=runs, epsilon=epsilon, delta=delta, alpha=share, name=name, runs=runs,
+              profile=audit_options.get("profile"), low_bits=audit_options.get("low_bits"))
     audits, pairs, scores = {}, {}, {}
     for r_index, rel in enumerate(relations):
         candidates = candidate_pairs(domain, relation=rel, query=query, limit=limit, seed=seed)
         streams = search_seeds[r_index].spawn(len(candidates))
-        found = []
-        for pair, ss in zip(candidates, streams):
-            gens = [np.random.default_rng(s) for s in ss.spawn(2)]
-            found.append(_score(mechanism, pair, n, gens, runs, epsilon=epsilon, delta=delta, alpha=share,
-                                name=name, runs=runs, profile=audit_options.get("profile"),
-                                low_bits=audit_options.get("low_bits")))
+        with ex.job(runs=2 * n * len(candidates), label=f"pair search for {name} ({rel.value})") as job:
+            shared = (job.share((mechanism, n, kw), f"mechanism {name}"),)
+            found = job.map(_score_task, shared, list(zip(candidates, streams)), runs=lambda t: 2 * n,
+                            what="candidate")
         best = int(np.argmax(found))
         final_seed = int(audit_seeds[r_index].generate_state(1, dtype=np.uint64)[0] >> 1)
         result: AuditResult = audit_privacy(mechanism, candidates[best], epsilon=epsilon, delta=delta, runs=runs,
-                                            alpha=share, seed=final_seed, **audit_options)
+                                            alpha=share, seed=final_seed, executor=ex, **audit_options)
         audits[rel.value], pairs[rel.value], scores[rel.value] = result, candidates[best], found
     return SearchResult(audits=audits, pairs=pairs, scores=scores, seed=seed)

@@ -133,6 +133,9 @@ class RateResult:
         any point's log-mean on the axis in place of each point's own (module docstring).
     interval_method : {"percentile", "t"}
         How the intervals were formed from the bootstrap (see :func:`audit_rate`).
+    execution : dict or None
+        Where the grid points were simulated: ``executor``, ``workers`` and ``chunks`` (one per
+        point simulated) (:mod:`audits.execution`); not part of the outcome (not compared).
     """
 
     passed: bool
@@ -153,6 +156,7 @@ class RateResult:
     name: str = ""
     standard_errors: Mapping[str, float] = field(default_factory=dict)
     interval_method: str = "percentile"
+    execution: Mapping[str, Any] | None = field(default=None, repr=False, compare=False)
 
     def __str__(self) -> str:
         tested = "measured/bound slope" if self.has_bound else "slope - expected"
@@ -248,7 +252,7 @@ def _number(name, value) -> float:
 
 
 def audit_rate(measure, *, grid, base, runs, expected, bound=None, kind="upper", tolerance=0.2,
-               alpha=0.05, seed=None, bootstrap=1000) -> RateResult:
+               alpha=0.05, seed=None, bootstrap=1000, executor=None) -> RateResult:
     """Check the growth of a utility quantity along each grid axis against claimed exponents.
 
     Parameters
@@ -277,6 +281,10 @@ def audit_rate(measure, *, grid, base, runs, expected, bound=None, kind="upper",
         Seed; ``None`` draws one (stored on the result).
     bootstrap : int
         Bootstrap resamples (>= 100).
+    executor : concurrent.futures.Executor, distributed.Client or None
+        Where the grid points are simulated, one chunk per point, each from its own stream (as
+        without an executor, so the result is the same bit for bit); ``None``: the one set by
+        :func:`audits.execution.using`, else this process (:mod:`audits.execution`).
 
     Returns
     -------
@@ -322,14 +330,14 @@ def audit_rate(measure, *, grid, base, runs, expected, bound=None, kind="upper",
     level = alpha / len(axes)
     tcrit = float(sps.t.ppf(1 - alpha / 2, runs - 1))
     slopes, intervals, tested, tested_iv, failed, points, ses = {}, {}, {}, {}, [], [], {}
+    all_params = [dict(base, **{axis: raw}) for axis in axes for raw in list(grid[axis])]  # caller's types kept
+    simulated, ex = _simulate(measure, all_params, runs, children[:n_points], executor, label)
     c = 0
     for a_i, axis in enumerate(axes):
         samples, bounds = [], []
         for raw, v in zip(list(grid[axis]), values[axis]):
-            params = dict(base)
-            params[axis] = raw  # the caller's value, type kept (n stays an int)
-            out = np.asarray(call_with_runs_rng(measure, dict(params), runs=runs, rng=np.random.default_rng(children[c])),
-                             dtype=float)
+            params = all_params[c]
+            out = np.asarray(simulated[c], dtype=float)
             c += 1
             if out.shape not in ((runs,), (runs, 1)):
                 raise ParameterError(f"measure {label} must return shape ({runs},), got {out.shape} at {params}")
@@ -380,7 +388,47 @@ def audit_rate(measure, *, grid, base, runs, expected, bound=None, kind="upper",
                       tested=tested, tested_intervals=tested_iv, failed_axes=tuple(failed),
                       points=tuple(points), kind=kind, tolerance=tolerance, alpha=alpha, runs=runs,
                       seed=seed, bootstrap=bootstrap, has_bound=bound is not None, name=label,
-                      standard_errors=ses, interval_method=_method(level, bootstrap))
+                      standard_errors=ses, interval_method=_method(level, bootstrap), execution=ex)
+
+
+def _measure_point(measure, task):
+    """One grid point, on whichever worker runs it: ``measure(params, runs, rng)``."""
+    params, runs, seed_sequence = task
+    return np.asarray(call_with_runs_rng(measure, dict(params), runs=runs, rng=np.random.default_rng(seed_sequence)))
+
+
+def _simulate(measure, all_params, runs, streams, executor, label):
+    """The samples at every point (point ``i`` from ``streams[i]``), one chunk per point, and the
+    execution's description. A :class:`Memo` is consulted and filled here, in point order, so a
+    point it holds is not simulated again and a point met twice is simulated once, from the
+    stream of its first occurrence (as the memo's own call does)."""
+    from audits import execution
+
+    memo = measure if isinstance(measure, Memo) else None
+    fn = memo.measure if memo is not None else measure
+    keys = [Memo.key(p, runs=runs) for p in all_params] if memo is not None else [None] * len(all_params)
+    first: dict = {}
+    tasks, owner = [], []
+    for i, (params, key) in enumerate(zip(all_params, keys)):
+        if memo is not None:
+            if key in memo.cache or key in first:
+                continue
+            first[key] = i
+        tasks.append((dict(params), runs, streams[i]))
+        owner.append(i)
+    ex = execution.resolve(executor)
+    with ex.job(runs=runs * max(len(tasks), 1), label=f"measure {label}") as job:
+        results = job.map(_measure_point, (job.share(fn, f"measure {label}"),), tasks, runs=lambda t: t[1],
+                          what="grid point")
+        timing = job.timing()
+    out: list = [None] * len(all_params)
+    for i, value in zip(owner, results):
+        out[i] = value
+        if memo is not None:
+            memo.cache[keys[i]] = value
+    if memo is not None:
+        out = [memo.cache[k] for k in keys]
+    return out, {**ex.describe(), "chunks": len(tasks), **timing}
 
 
 # --------------------------------------------------------------------------------------------
@@ -748,8 +796,13 @@ class Memo:
         self.measure, self.cache = measure, {}
         self.__qualname__ = _label(measure)
 
+    @staticmethod
+    def key(params, *, runs):
+        """The cache key of a point: its sorted parameters and the runs."""
+        return (tuple(sorted(params.items())), runs)
+
     def __call__(self, params, *, runs, rng):
-        key = (tuple(sorted(params.items())), runs)
+        key = self.key(params, runs=runs)
         if key not in self.cache:
             self.cache[key] = np.asarray(call_with_runs_rng(self.measure, params, runs=runs, rng=rng))
         return self.cache[key]

@@ -73,7 +73,8 @@ def test_seeded_adapter_audits_reproducibly_and_unseeded_one_does_not_warn():
         b = audit_privacy(mech, pair, epsilon=1.0, runs=400, seed=5, low_bits=False)
         audit_privacy(per_sample(unseeded_count, seeded=False), pair, epsilon=1.0, runs=400, seed=5,
                       low_bits=False)  # declared unseeded: no warning
-    assert a.to_dict() == b.to_dict()
+    outcome = [{k: v for k, v in r.to_dict().items() if k != "execution"} for r in (a, b)]  # timings differ
+    assert outcome[0] == outcome[1]
     # the same function without the declaration: the probe warns that it cannot be reproduced
     with pytest.warns(RngWarning, match="draws randomness outside its rng"):
         audit_privacy(per_sample(lambda d, rng: unseeded_count(d)), pair, epsilon=1.0, runs=400, seed=5,

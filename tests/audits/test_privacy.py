@@ -26,6 +26,7 @@ from scipy import stats as sps
 from functools import partial
 
 from audits import audit_privacy, claim_bound, replace_one, add_remove_one, runs_for_gaussian
+from audits import execution
 from audits.privacy import PROBE_RUNS, AuditResult
 from spec.errors import ParameterError, PrivacyParameterError
 
@@ -466,26 +467,36 @@ def test_claim_bound_of_randomized_response_profile():
 
 def test_five_independent_streams_from_the_seed():
     """Three probe calls come first (children 5, 5 and 6 of spawn(7)); then streams 0-3 feed the
-    mechanism calls, and stream 4 (the auditor's) draws the Poisson test sample sizes of point
-    mode, so the test calls get Poisson(850) runs."""
+    mechanism in chunks of ``audits.execution.chunk_runs`` runs (256 here), chunk ``c`` of stream
+    ``s`` drawing from ``SeedSequence(seed, spawn_key=(s, c))`` (child ``c`` of child ``s``), and
+    stream 4 (the auditor's) draws the Poisson test sample sizes of point mode, so the test
+    streams get Poisson(850) runs."""
     calls = []
 
     def mechanism(data, runs, rng):
         calls.append((float(data[0]), runs, rng.standard_normal()))
         return data.sum() + rng.standard_normal(runs)
 
+    def chunks(stream, n, size=256):
+        """(dataset value, runs, first draw) of each chunk of a stream of n runs."""
+        value = float(PAIR.dataset[0] if stream % 2 == 0 else PAIR.neighbour[0])
+        return [(value, min(size, n - start), np.random.default_rng(spawned(stream, c)).standard_normal())
+                for c, start in enumerate(range(0, n, size))]
+
+    def spawned(stream, c):  # spawn() counts its children: a fresh sequence every time
+        return np.random.SeedSequence(99).spawn(stream + 1)[stream].spawn(c + 1)[c]
+
     audit_real(mechanism, PAIR, epsilon=1.0, runs=1000, seed=99)
-    children = np.random.SeedSequence(99).spawn(5)
+    assert execution.chunk_runs(runs=1000, bytes_per_output=8) == 256
     probes = np.random.SeedSequence(99).spawn(7)
-    expected_first = [np.random.default_rng(c).standard_normal() for c in (probes[5], probes[5], probes[6], *children[:4])]
+    probe_calls = [(0.0, PROBE_RUNS, np.random.default_rng(c).standard_normal()) for c in (probes[5], probes[5], probes[6])]
+    children = np.random.SeedSequence(99).spawn(5)
     auditor = np.random.default_rng(children[4])
     sizes = [int(auditor.poisson(850)), int(auditor.poisson(850))]
-    assert [c[1] for c in calls] == [PROBE_RUNS] * 3 + [150, 150, *sizes]
-    assert [c[0] for c in calls] == [0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 1.0]
-    assert [c[2] for c in calls] == expected_first
+    assert calls == probe_calls + chunks(0, 150) + chunks(1, 150) + chunks(2, sizes[0]) + chunks(3, sizes[1])
     calls.clear()
     audit_privacy(mechanism, PAIR, epsilon=1.0, runs=1000, seed=99, profile=lambda e: 0.0)
-    assert [c[1] for c in calls] == [PROBE_RUNS] * 3 + [150, 150, 850, 850]
+    assert [c[1] for c in calls] == [PROBE_RUNS] * 3 + [150, 150] + [256, 256, 256, 82] * 2
 
 
 def test_same_seed_same_result_and_seed_is_printed():
@@ -596,8 +607,8 @@ def test_bad_mechanism_outputs_are_rejected_naming_the_mechanism(mechanism, mess
 
 
 def test_outputs_changing_shape_between_calls_are_rejected():
-    def mechanism(data, runs, rng):
-        return rng.standard_normal((runs, 1 if runs < 500 else 2))
+    def mechanism(data, runs, rng):  # the selection calls (150 runs) differ from the test chunks
+        return rng.standard_normal((runs, 1 if runs == 150 else 2))
 
     with pytest.raises(ParameterError, match="different shapes"):
         audit_privacy(mechanism, PAIR, **GOOD)
@@ -662,8 +673,9 @@ def test_audit_real_valued_is_audit_privacy_without_the_low_bit_test():
     assert audit_privacy(float_laplace, pair, epsilon=1.0, runs=20_000, seed=3).violated
     real = audit_real_valued(float_laplace, pair, epsilon=1.0, runs=20_000, seed=3)
     assert not real.violated
-    assert real.to_dict() == audit_privacy(float_laplace, pair, epsilon=1.0, runs=20_000, seed=3,
-                                           low_bits=False).to_dict()
+    same = audit_privacy(float_laplace, pair, epsilon=1.0, runs=20_000, seed=3, low_bits=False)
+    # execution (where the runs ran, and their seconds) describes the run, not the outcome
+    assert real == same and real.to_dict() | {"execution": None} == same.to_dict() | {"execution": None}
     with pytest.raises(TypeError, match="low_bits"):
         audit_real_valued(float_laplace, pair, epsilon=1.0, runs=100, seed=3, low_bits=True)
 
