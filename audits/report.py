@@ -43,6 +43,9 @@ LEGEND = (
                                 "the claimed epsilon."),
     ("eps_lower/eps", "lower bound over claimed epsilon: above 1 refutes the claim; close to 1 means the audit "
                       "is tight (it would catch a small overclaim)."),
+    ("one run", "a one-run audit (`audits.one_run`): canaries in or out by fair coins, one training run at the "
+                "stated n, the SNJ23 bound on correct guesses per score family (and the Gaussian test where its "
+                "model is exact); its compute is one run, beside the multi-run audits' runs/dataset."),
     ("profile margin", "profile mode: the largest amount by which a confidence corner of the empirical "
                        "trade-off lies beyond the declared privacy profile's boundary; > 0 refutes, < 0 is the "
                        "slack left."),
@@ -355,6 +358,17 @@ def _describe(d: dict) -> tuple[str, str, str]:
                       else "")
                    + f"; {d['runs']} runs/dataset at alpha {_num(d['alpha']):.3g}")
         what = f"privacy, {mode} mode, ({eps:g}, {_num(d['delta']):g})-DP: {d.get('statistic') or 'output'}"
+        return what, numbers, "REFUTED" if d.get("violated") else "not refuted"
+    if kind == "one_run":  # audits.one_run: one training run with canaries
+        eps, lower = _num(d["epsilon"]), _num(d["epsilon_lower"])
+        families = {}
+        for t in d.get("tests") or []:
+            families[t["family"]] = max(families.get(t["family"], 0.0), _num(t["epsilon_lower"]))
+        numbers = (f"eps_lower/eps = {_g(lower)}/{eps:g} = {lower / eps:.2f} ("
+                   + ", ".join(f"{k} {_g(v)}" for k, v in families.items())
+                   + f"); 1 run, n = {d['records']}, {d['canaries']} canaries, {_num(d['seconds']):.3g} s, "
+                   f"alpha {_num(d['alpha']):.3g}")
+        what = f"privacy, one run, ({eps:g}, {_num(d['delta']):g})-DP: {d.get('design') or 'canaries'}"
         return what, numbers, "REFUTED" if d.get("violated") else "not refuted"
     if kind == "rate":
         parts = [f"{axis} {_num(d['slopes'][axis]):+.2f} [{_num(d['intervals'][axis][0]):+.2f}, "
