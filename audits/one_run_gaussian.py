@@ -55,7 +55,6 @@ import math
 from dataclasses import asdict, dataclass
 
 import numpy as np
-from scipy import optimize
 from scipy import stats as sps
 
 from spec import gaussian, validate
@@ -164,16 +163,27 @@ def _sf(t, df, ncp):
 
 
 def mu_lower_bound(t: float, df: int, scale: float, alpha: float) -> float:
-    """The smallest ``mu >= 0`` with ``P_mu[T >= t] > alpha`` (noncentrality ``mu/scale``): the test
-    inverted, so ``P[mu_lower > mu] <= alpha`` (the noncentral t tail increases in the noncentrality).
-    Rounded towards 0 (below brentq's tolerance)."""
-    if _sf(t, df, 0.0) > alpha:
+    """The largest ``mu`` (to a relative 1e-10) such that the test rejects ``mu`` at level alpha:
+    ``P_mu[T >= t] <= alpha`` with noncentrality ``mu/scale`` (0 when it does not reject at 0). The
+    noncentral t tail increases in the noncentrality, so ``P[mu_lower > mu] <= alpha``. Only values
+    where SciPy's tail is finite and at most alpha are ever returned (a failed tail evaluation, at
+    absurd noncentralities, counts as "not rejected": the bound can only come out lower)."""
+    def rejects(mu):
+        tail = _sf(t, df, mu / scale)
+        return math.isfinite(tail) and tail <= alpha
+
+    if not rejects(0.0):
         return 0.0
-    hi = max(2.0 * abs(t * scale), 1e-6)
-    while _sf(t, df, hi / scale) <= alpha:
-        hi *= 2.0
-    root = optimize.brentq(lambda mu: _sf(t, df, mu / scale) - alpha, 0.0, hi, xtol=1e-12, rtol=1e-12)
-    return max(0.0, root * (1.0 - 1e-9))
+    lo, hi = 0.0, max(2.0 * abs(t * scale), 1e-6)
+    while rejects(hi):
+        lo, hi = hi, 2.0 * hi
+    while hi - lo > 1e-10 * hi:
+        mid = 0.5 * (lo + hi)
+        if rejects(mid):
+            lo = mid
+        else:
+            hi = mid
+    return lo
 
 
 def gaussian_test(signals, secrets, *, epsilon: float, delta: float, alpha: float, exact: bool,
