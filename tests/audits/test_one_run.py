@@ -136,3 +136,16 @@ def test_bad_fit_and_design():
         audit_one_run(lambda d, rng: np.zeros(3), base=BASE, design=DESIGN, epsilon=1.0, seed=1)
     with pytest.raises(ParameterError, match="finite"):
         audit_one_run(lambda d, rng: np.full(P, math.nan), base=BASE, design=DESIGN, epsilon=1.0, seed=1)
+
+
+def test_report_shows_one_run_results_beside_the_others():
+    from audits.report import Report, _describe
+
+    res = audit_one_run(gaussian_sum(0.05), base=BASE, design=DESIGN, epsilon=1.0, delta=1e-8, seed=5)
+    what, numbers, verdict = _describe(res.to_dict())
+    assert what.startswith("privacy, one run, (1, 1e-08)-DP") and verdict == "REFUTED"
+    assert f"eps_lower/eps = {res.epsilon_lower:.3g}/1" in numbers and f"n = {50 + M}" in numbers
+    report = Report(seed=1, tier="smoke", family_alpha=0.01)
+    report.note("audits/suite/x/test_x.py::test_a", marker="planted", spec=["wang19.alg_1"], location=("x", 1))
+    report.add("audits/suite/x/test_x.py::test_a", res.to_dict())
+    assert "privacy, one run" in report.markdown()
