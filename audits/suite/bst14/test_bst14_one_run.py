@@ -19,33 +19,18 @@ from __future__ import annotations
 
 import pytest
 
-from audits.one_run_instances import TIER, bst14_instance, runs_in_tier
+from audits.one_run_suite import check_reference, check_twin
 
 KEY = "bst14.alg_1"
 pytestmark = pytest.mark.spec(KEY, "bst14.thm_II_1")
 
 
-@pytest.fixture(scope="module")
-def instance():
-    return bst14_instance()
-
-
-@pytest.fixture
-def tiered(audit):
-    if not runs_in_tier(KEY, audit.tier):
-        pytest.skip(f"the one-run audit of {KEY} runs from the {TIER[KEY]} tier (--audit-tier={TIER[KEY]}): "
-                    "10^8 steps, 3 to 10 hours per run")
-    return audit
-
-
 @pytest.mark.audit
-def test_bst14_one_run_privacy(tiered, instance):
-    result = tiered.record(instance.audit("reference", alpha=tiered.alpha, seed=tiered.seed))
-    assert not result.violated, str(result)
+def test_bst14_one_run_privacy(audit):
+    check_reference(audit, KEY)
 
 
 @pytest.mark.planted
 @pytest.mark.parametrize("twin", ["sigma / n", "reused noise"])
-def test_bst14_one_run_twin_is_flagged(tiered, instance, twin):
-    result = tiered.record(instance.audit(twin, alpha=tiered.alpha, seed=tiered.seed))
-    assert result.violated, str(result)
+def test_bst14_one_run_twin_is_flagged(audit, twin):
+    check_twin(audit, KEY, twin)

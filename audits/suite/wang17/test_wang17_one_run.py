@@ -27,31 +27,17 @@ from __future__ import annotations
 
 import pytest
 
-from audits.one_run_instances import TIER, runs_in_tier, wang17_instance
+from audits.one_run_suite import check_reference, check_twin
 
 KEY = "wang17.alg_1"
 pytestmark = pytest.mark.spec(KEY, "wang17.thm_4_1", "wang17.svrg_step_privacy")
 
 
-@pytest.fixture(scope="module")
-def instance():
-    return wang17_instance()
-
-
-@pytest.fixture
-def tiered(audit):
-    if not runs_in_tier(KEY, audit.tier):
-        pytest.skip(f"the one-run audit of {KEY} runs from the {TIER[KEY]} tier (--audit-tier={TIER[KEY]})")
-    return audit
-
-
 @pytest.mark.audit
-def test_wang17_one_run_privacy(tiered, instance):
-    result = tiered.record(instance.audit("reference", alpha=tiered.alpha, seed=tiered.seed))
-    assert not result.violated, str(result)
+def test_wang17_one_run_privacy(audit):
+    check_reference(audit, KEY)
 
 
 @pytest.mark.planted
-def test_wang17_one_run_noiseless_snapshot_is_flagged(tiered, instance):
-    result = tiered.record(instance.audit("noiseless snapshot", alpha=tiered.alpha, seed=tiered.seed))
-    assert result.violated, str(result)
+def test_wang17_one_run_noiseless_snapshot_is_flagged(audit):
+    check_twin(audit, KEY, "noiseless snapshot")

@@ -23,33 +23,18 @@ from __future__ import annotations
 
 import pytest
 
-from audits.one_run_instances import TIER, runs_in_tier, wang19_instance
+from audits.one_run_suite import check_reference, check_twin
 
 KEY = "wang19.alg_1"
 pytestmark = pytest.mark.spec(KEY, "wang19.thm_1", "wang19.eq_3")
 
 
-@pytest.fixture(scope="module")
-def instance():
-    return wang19_instance()
-
-
-@pytest.fixture
-def tiered(audit):
-    if not runs_in_tier(KEY, audit.tier):
-        pytest.skip(f"the one-run audit of {KEY} runs from the {TIER[KEY]} tier (--audit-tier={TIER[KEY]})")
-    return audit
-
-
 @pytest.mark.audit
-def test_wang19_one_run_privacy(tiered, instance):
-    result = tiered.record(instance.audit("reference", alpha=tiered.alpha, seed=tiered.seed))
-    assert not result.violated, str(result)
+def test_wang19_one_run_privacy(audit):
+    check_reference(audit, KEY)
 
 
 @pytest.mark.planted
 @pytest.mark.parametrize("twin", ["noise x0.5", "sensitivity halved"])
-def test_wang19_one_run_twin_is_flagged(tiered, instance, twin):
-    assert instance.power(twin, alpha=tiered.alpha) > 1 - 1e-4
-    result = tiered.record(instance.audit(twin, alpha=tiered.alpha, seed=tiered.seed))
-    assert result.violated, str(result)
+def test_wang19_one_run_twin_is_flagged(audit, twin):
+    check_twin(audit, KEY, twin, power=1 - 1e-4)

@@ -25,33 +25,18 @@ from __future__ import annotations
 
 import pytest
 
-from audits.one_run_instances import TIER, runs_in_tier, zhang17_instance
+from audits.one_run_suite import check_reference, check_twin
 
 KEY = "zhang17.alg_1"
 pytestmark = pytest.mark.spec(KEY, "zhang17.thm_3", "zhang17.lemma_2")
 
 
-@pytest.fixture(scope="module")
-def instance():
-    return zhang17_instance()
-
-
-@pytest.fixture
-def tiered(audit):
-    if not runs_in_tier(KEY, audit.tier):
-        pytest.skip(f"the one-run audit of {KEY} runs from the {TIER[KEY]} tier (--audit-tier={TIER[KEY]})")
-    return audit
-
-
 @pytest.mark.audit
-def test_zhang17_one_run_privacy(tiered, instance):
-    result = tiered.record(instance.audit("reference", alpha=tiered.alpha, seed=tiered.seed))
-    assert not result.violated, str(result)
+def test_zhang17_one_run_privacy(audit):
+    check_reference(audit, KEY)
 
 
 @pytest.mark.planted
 @pytest.mark.parametrize("twin", ["noise x0.5", "sensitivity halved"])
-def test_zhang17_one_run_twin_is_flagged(tiered, instance, twin):
-    assert instance.power(twin, alpha=tiered.alpha) > 1 - 1e-6
-    result = tiered.record(instance.audit(twin, alpha=tiered.alpha, seed=tiered.seed))
-    assert result.violated, str(result)
+def test_zhang17_one_run_twin_is_flagged(audit, twin):
+    check_twin(audit, KEY, twin, power=1 - 1e-6)
