@@ -64,7 +64,8 @@ from audits.privacy import RngWarning, _name, audit_privacy
 from audits.profiles import ReadyProfile
 from spec.errors import ParameterError
 
-__all__ = ["add_arguments", "run", "main", "load_object", "EXIT_USER_ERROR", "MAX_DEFAULT_RUNS"]
+__all__ = ["add_arguments", "run", "main", "load_object", "user_import_path", "failure_status", "EXIT_USER_ERROR",
+           "MAX_DEFAULT_RUNS"]
 
 #: Exit status when the user's own code raised (or failed to import).
 EXIT_USER_ERROR = 3
@@ -337,13 +338,36 @@ def run(args: argparse.Namespace) -> int:
     return status
 
 
+def user_import_path(reference: str):
+    """The folder of ``reference``'s ``.py`` file first on ``sys.path`` (a context manager; a no-op
+    for a module name), so that the user's file can import the helpers next to it."""
+    module_part = reference.rsplit(":", 1)[0]
+    if module_part.endswith(".py") or Path(module_part).is_file():
+        return _import_path(str(Path(module_part).resolve().parent))
+    return contextlib.nullcontext()
+
+
+def failure_status(exc: Exception) -> int:
+    """Report an exception of a verb's run on stderr and return its exit status: 3 for a failure
+    inside the user's code (:class:`_UserCodeError`: one line, then its traceback), 2 for bad
+    arguments or values (one line)."""
+    if isinstance(exc, _UserCodeError):
+        cause = exc.__cause__
+        message = " ".join(str(cause).split())
+        print(f"{PREFIX}{exc.what} (a bug in the audited code, not in the arguments): "
+              f"{type(cause).__name__}: {message}", file=sys.stderr)
+        if exc.traceback_too:
+            tb = cause.__traceback__
+            # The first frame is the guard's own call; the rest is the user's code (and below).
+            traceback.print_exception(type(cause), cause, tb.tb_next or tb, file=sys.stderr)
+        return EXIT_USER_ERROR
+    print(f"{PREFIX}{' '.join(str(exc).split())}", file=sys.stderr)
+    return 2
+
+
 def _run(args) -> tuple[int, str | None]:
     try:
-        folder = None
-        module_part = args.mechanism.rsplit(":", 1)[0]
-        if module_part.endswith(".py") or Path(module_part).is_file():
-            folder = str(Path(module_part).resolve().parent)
-        with _import_path(folder) if folder else contextlib.nullcontext():
+        with user_import_path(args.mechanism):
             mechanism = load_object(args.mechanism, "mechanism")
             if not callable(mechanism):
                 raise _UsageError(f"mechanism ({args.mechanism}) must be callable as mechanism(data, runs, rng)")
@@ -372,20 +396,8 @@ def _run(args) -> tuple[int, str | None]:
                                    seed=args.seed, profile=ready.profile if ready else profile,
                                    statistic=statistic, event=event, direction=args.direction,
                                    low_bits=low_bits)
-    except _UserCodeError as exc:
-        cause = exc.__cause__
-        message = " ".join(str(cause).split())
-        print(f"{PREFIX}{exc.what} (a bug in the audited code, not in the arguments): "
-              f"{type(cause).__name__}: {message}", file=sys.stderr)
-        if exc.traceback_too:
-            tb = cause.__traceback__
-            # The first frame is the guard's own call; the rest is the user's code (and below).
-            traceback.print_exception(type(cause), cause, tb.tb_next or tb, file=sys.stderr)
-        return EXIT_USER_ERROR, None
-    except (_UsageError, ParameterError, TypeError) as exc:
-        message = " ".join(str(exc).split())
-        print(f"{PREFIX}{message}", file=sys.stderr)
-        return 2, None
+    except (_UserCodeError, _UsageError, ParameterError, TypeError) as exc:
+        return failure_status(exc), None
     if note:  # printed once the audit ran (an error stays a single line)
         print(f"dperm: note: {note}", file=sys.stderr)
     if args.json:

@@ -49,10 +49,9 @@ is still (eps, delta)-DP in each of those coordinates.
 from __future__ import annotations
 
 import inspect
-import math
 import time
 from dataclasses import asdict, dataclass
-from typing import Any, Callable, Mapping
+from typing import Callable, Mapping
 
 import numpy as np
 

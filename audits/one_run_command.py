@@ -33,24 +33,20 @@ Prints the one-line result (or JSON). Exit status as ``dperm audit``: 0 not refu
 from __future__ import annotations
 
 import argparse
-import contextlib
 import json
 import os
-import sys
-import traceback
-from pathlib import Path
 
 import numpy as np
 
 from audits.command import (
-    EXIT_USER_ERROR,
-    PREFIX,
     _guarded,
     _import_path,
     _strict_json,
     _UsageError,
     _UserCodeError,
+    failure_status,
     load_object,
+    user_import_path,
 )
 from reference.rng import fresh_seed
 from spec.errors import ParameterError
@@ -162,11 +158,7 @@ def _run(args) -> tuple[int, str | None]:
     from audits.one_run_canaries import coordinate_canaries, sphere_canaries
 
     try:
-        folder = None
-        module_part = args.fit.rsplit(":", 1)[0]
-        if module_part.endswith(".py") or Path(module_part).is_file():
-            folder = str(Path(module_part).resolve().parent)
-        with _import_path(folder) if folder else contextlib.nullcontext():
+        with user_import_path(args.fit):
             fit = load_object(args.fit, "fit")
             if not callable(fit):
                 raise _UsageError(f"fit ({args.fit}) must be callable as fit(data, rng)")
@@ -191,17 +183,8 @@ def _run(args) -> tuple[int, str | None]:
             result = audit_one_run(guarded, base=base, design=design, epsilon=args.epsilon, delta=args.delta,
                                    alpha=args.alpha, seed=seed, guesses=_guesses(args.guesses),
                                    gaussian={"black-box": "estimate"} if args.gaussian else None, name=args.fit)
-    except _UserCodeError as exc:
-        cause = exc.__cause__
-        print(f"{PREFIX}{exc.what} (a bug in the audited code, not in the arguments): "
-              f"{type(cause).__name__}: {' '.join(str(cause).split())}", file=sys.stderr)
-        if exc.traceback_too:
-            tb = cause.__traceback__
-            traceback.print_exception(type(cause), cause, tb.tb_next or tb, file=sys.stderr)
-        return EXIT_USER_ERROR, None
-    except (_UsageError, ParameterError, TypeError) as exc:
-        print(f"{PREFIX}{' '.join(str(exc).split())}", file=sys.stderr)
-        return 2, None
+    except (_UserCodeError, _UsageError, ParameterError, TypeError) as exc:
+        return failure_status(exc), None
     text = json.dumps(_strict_json(result.to_dict()), indent=2, allow_nan=False) if args.json else str(result)
     return (1 if result.violated else 0), text
 
