@@ -264,7 +264,7 @@ def audit_one_run(fit, *, base, design: CanaryDesign, epsilon: float, delta: flo
     label = name or getattr(fit, "__qualname__", None) or type(fit).__name__
 
     streams = [np.random.default_rng(s) for s in np.random.SeedSequence(seed).spawn(3)]
-    secrets = design.secrets(streams[0])
+    secrets = design.secrets(rng=streams[0])
     data = design.assemble(base, secrets)
     start = time.perf_counter()
     output = _call_fit(fit, data, streams[1])

@@ -216,10 +216,11 @@ def epsilon_lower(*, canaries: int, guesses: int, correct: int, delta: float = 0
     Examples
     --------
     The worked example of SNJ23's Appendix D (r = 100 guesses, 75 correct, m = 1000, delta = 1e-4,
-    95% confidence):
+    95% confidence), printed there as 0.673: the exact crossing is 0.672985, so the largest grid
+    point below it is
 
     >>> epsilon_lower(canaries=1000, guesses=100, correct=75, delta=1e-4, alpha=0.05)
-    0.673
+    0.672
     """
     m, r, v = _counts(canaries, guesses, correct)
     d = validate.delta(delta, allow_zero=True)

@@ -153,7 +153,7 @@ class CanaryDesign:
             loss.validate_data(self.fillers)
         return self
 
-    def secrets(self, rng: RngLike) -> np.ndarray:
+    def secrets(self, *, rng: RngLike) -> np.ndarray:
         """``S``: ``m`` independent fair signs drawn from ``rng``."""
         return as_generator(rng).integers(0, 2, self.size).astype(np.int8) * 2 - 1
 

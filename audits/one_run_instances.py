@@ -259,7 +259,7 @@ def zhang17_instance(*, n: int = RECORDS, canaries: int = CANARIES, epsilon: flo
     sources = _sources(_op.LABEL_GAUSSIAN)
 
     def fit_with(source, used_loss):
-        def fit(data, rng):
+        def fit(data, *, rng):
             res = _op.output_perturbation_gd(data, loss=used_loss, noise=source(rng), **kw)
             return _released(None, None, 0, res.theta[0])
         return fit
@@ -295,7 +295,7 @@ def wang19_instance(*, n: int = RECORDS, canaries: int = CANARIES, epsilon: floa
     sources = _sources(_pgd.LABEL_NOISE)
 
     def fit_with(source, used_loss):
-        def fit(data, rng):
+        def fit(data, *, rng):
             acc = _Accumulator("noisy_gradient", p)
             res = _pgd.dp_pgd(data, loss=used_loss, domain=domain, epsilon=epsilon, delta=delta, noise=source(rng),
                               transcript=acc)
@@ -351,7 +351,7 @@ def wang20_instance(*, n: int = RECORDS, canaries: int = CANARIES, epsilon: floa
     sources["noise / sqrt(d)"] = lambda rng: ScaledDraws(noise_source(rng=rng), _cg.LABEL_Z, 1.0 / math.sqrt(p))
 
     def fit_with(source):
-        def fit(data, rng):
+        def fit(data, *, rng):
             acc = _Accumulator("gradient", p)
             res = _cg.catoni_giulini_gd(data, noise=source(rng), transcript=acc, **kw)
             return _released(acc.sum, acc.first, acc.steps, res.theta[0])
@@ -392,7 +392,7 @@ def wang17_instance(*, n: int = RECORDS, canaries: int = CANARIES, epsilon: floa
     sources = _sources(_svrg.LABEL_NOISE_1)
 
     def fit_with(source_for):
-        def fit(data, rng):
+        def fit(data, *, rng):
             acc = _Accumulator("v", p)
             res = _svrg.dp_svrg(data, loss=loss, regulariser=reg, epsilon=epsilon, delta=delta,
                                 noise=source_for(rng), transcript=acc)
@@ -451,7 +451,7 @@ def bst14_instance(*, n: int = RECORDS, canaries: int = 64, epsilon: float = 1.0
     sources["sigma / n"] = lambda rng: ScaledDraws(noise_source(rng=rng), _bst14.LABEL_NOISE, 1.0 / n)
 
     def fit_with(source):
-        def fit(data, rng):
+        def fit(data, *, rng):
             acc = _Accumulator("G", p)
             res = _bst14.noise_gd(data, loss=loss, domain=domain, epsilon=epsilon, delta=delta, schedule="lipschitz",
                                   noise=source(rng), transcript=acc)

@@ -31,7 +31,7 @@ def test_flipping_one_secret_is_replace_one(loss):
     design = coordinate_canaries(loss, count=6, dimension=9, first=2)
     rng = np.random.default_rng(0)
     base = rng.standard_normal((20, design.canaries.shape[1])) * 0.01
-    s = design.secrets(rng)
+    s = design.secrets(rng=rng)
     for i in range(design.size):
         t = s.copy()
         t[i] = -t[i]

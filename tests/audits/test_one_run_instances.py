@@ -33,7 +33,7 @@ def _silenced(instance, label, secrets):
 
     oi.noise_source = zero
     try:
-        return fit(data, np.random.default_rng(0))
+        return fit(data, rng=np.random.default_rng(0))
     finally:
         oi.noise_source = real
 
@@ -52,7 +52,7 @@ def _constant_times_secret(signal, secrets):
 ])
 def test_exact_model_signal_is_a_constant_times_the_secret(build, label, family):
     inst = build(**SMALL)
-    secrets = inst.design.secrets(np.random.default_rng(1))
+    secrets = inst.design.secrets(rng=np.random.default_rng(1))
     out = _silenced(inst, label, secrets)
     a = _constant_times_secret(inst.scores()[family](out), secrets)
     assert a > 0
@@ -60,7 +60,7 @@ def test_exact_model_signal_is_a_constant_times_the_secret(build, label, family)
 
 def test_wang19_separation_matches_the_constants():
     inst = oi.wang19_instance(**SMALL)
-    secrets = inst.design.secrets(np.random.default_rng(2))
+    secrets = inst.design.secrets(rng=np.random.default_rng(2))
     out = _silenced(inst, _pgd.LABEL_NOISE, secrets)
     a = _constant_times_secret(inst.scores()["white-box"](out), secrets)
     steps, sigma, _ = _pgd.constants(loss=Huber(feature_norm=1.0, label_bound=10.0, width=1.0), n=SMALL["n"],
@@ -73,7 +73,7 @@ def test_wang19_separation_matches_the_constants():
 
 def test_zhang17_reference_sits_at_the_claim():
     inst = oi.zhang17_instance(**SMALL)
-    secrets = inst.design.secrets(np.random.default_rng(3))
+    secrets = inst.design.secrets(rng=np.random.default_rng(3))
     data = inst.design.assemble(inst.base, secrets)
     res = _op.output_perturbation_gd(data, loss=Huber(feature_norm=1.0, label_bound=10.0, width=1.0), epsilon=4.0,
                                      delta=1e-8, setting="convex", steps=20, minimiser_norm=1.0,
@@ -86,7 +86,7 @@ def test_zhang17_reference_sits_at_the_claim():
 
 def test_wang17_canaries_only_through_the_snapshot():
     inst = oi.wang17_instance(**SMALL)
-    secrets = inst.design.secrets(np.random.default_rng(4))
+    secrets = inst.design.secrets(rng=np.random.default_rng(4))
     out = _silenced(inst, _svrg.LABEL_NOISE_1, secrets)
     a = _constant_times_secret(inst.scores()["white-box"](out), secrets)
     assert a == pytest.approx(out["steps"] * 1.0 / SMALL["n"], rel=1e-9)  # X/n at each inner step
