@@ -135,3 +135,12 @@ def test_small_instance_audits_run():
     ref = inst.audit("reference", alpha=0.01, seed=1)
     assert not ref.violated
     assert noise_source is oi.noise_source  # _silenced restored the module's source
+
+
+def test_bst14_reused_noise_flagged_at_a_small_n():
+    # the deep-tier audit's machinery end to end at n = 80 (6399 steps instead of 10^8): the
+    # reference is not refuted, the reused noise is, by the guess bound on the reuse family alone
+    inst = oi.bst14_instance(n=80, canaries=40)
+    assert not inst.audit("reference", alpha=0.05, seed=2).violated
+    res = inst.audit("reused noise", alpha=0.05, seed=2)
+    assert res.violated and res.family_bounds()["reuse"] > inst.epsilon, str(res)
