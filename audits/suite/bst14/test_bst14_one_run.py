@@ -5,7 +5,7 @@ canary slots ``+-e_j`` on their own coordinates: :func:`audits.one_run_instances
 claim (1, 1e-8)-DP under replace-one. Algorithm 1 takes ``n^2 - 1`` steps of one sampled record
 each: 10^8 steps at n = 10^4, each a few vector operations of the line-for-line reference. At the
 100 to 350 microseconds per step measured on this machine (``benchmarks/bench_one_run.py
---cost``), one run takes 3 to 10 hours: the deep tier.
+cost``), one run takes 3 to 10 hours: the deep tier.
 
 The printed sigma is certified far below the claim (epsilon 0.2 at the claim 1, the multi-run
 audit's docstring), so noise x0.5 is *not* a violation and is not planted. The twins are the
