@@ -1,9 +1,10 @@
 """One-run audits: soundness at the boundary, the idealised curve, the cost per algorithm, and the
 comparison with the multi-run audits at equal compute (issue 23).
 
-Run from the repository root (each part alone; ``all`` runs the four)::
+Run from the repository root (each part alone; ``all`` runs the five)::
 
     python benchmarks/bench_one_run.py soundness [--reps 2000] [--alpha 0.05] [--seed 23]
+    python benchmarks/bench_one_run.py verdict [--reps 2000] [--alpha 0.05] [--seed 23]
     python benchmarks/bench_one_run.py curve [--reps 200] [--seed 23]
     python benchmarks/bench_one_run.py cost
     python benchmarks/bench_one_run.py compute [--alpha 0.05]
@@ -16,6 +17,11 @@ Run from the repository root (each part alone; ``all`` runs the four)::
     Clopper-Pearson intervals. The guess test must stay at or below alpha (its interval's upper
     end too); the Gaussian test is exact, so its rate must be alpha itself (the interval contains
     it). Each repetition's seed is ``SeedSequence([seed, cell, rep])``.
+``verdict``
+    The same draws (same seeds) as ``soundness``, the Gaussian test at ``alpha/2``: its share in a
+    verdict of two tests (one guess family and the Gaussian test, alpha split equally, as in
+    :func:`audits.one_run.audit_one_run`). The verdict's alarms are at most these plus the guess
+    test's alarms at ``alpha/2``, which are among those ``soundness`` counts at ``alpha``.
 ``curve``
     The idealised setting of SNJ23: m Gaussian channels at ``mu*(eps, 1e-5)`` for eps in {1, 2,
     4, 8} and m from 10^2 to 10^6, 95% confidence. Two curves: the bound at the *expected*
@@ -64,6 +70,43 @@ def _cp(k, n, level=0.05):
     return f"{k / n:.4f} [{lo:.4f}, {hi:.4f}]"
 
 
+def _boundary_draw(seed, cell, rep, m, mu):
+    """Repetition ``rep`` of cell ``cell``: fair secrets and m Gaussian channels ``N((mu/2) S_i, 1)``
+    (the generator is returned too: the guess test breaks ties with it)."""
+    rng = np.random.default_rng(np.random.SeedSequence([seed, cell, rep]))
+    s = rng.choice((-1, 1), m)
+    return rng, s, rng.standard_normal(m) + mu * s / 2
+
+
+def _gauss_alarm(y, s, mu, alpha, thresholds):
+    """Whether the Gaussian test at level ``alpha`` rejects separation ``mu`` (noncentral-t tail;
+    ``thresholds`` caches them per number of canaries in)."""
+    t, df, scale, _ = og.pooled_t(y, s)
+    key = int(np.sum(s == 1))
+    if key not in thresholds:
+        thresholds[key] = sps.nct.ppf(1 - alpha, df, mu / scale)
+    return bool(t > thresholds[key])
+
+
+def verdict(reps: int, alpha: float, seed: int, tests: int = 2) -> None:
+    print(f"## The verdict's Gaussian share at the boundary (alpha = {alpha:g} over {tests} tests, "
+          f"{reps} repetitions per cell, the draws of soundness)")
+    print()
+    print("| m | claim | Gaussian test at alpha/J: alarms | rate [95% CI] |")
+    print("| --- | --- | --- | --- |")
+    cell = 0
+    for eps, delta in CLAIMS:
+        mu = og.gdp_mu(eps, delta)
+        for m in SIZES:
+            cell += 1
+            thresholds, alarms = {}, 0
+            for rep in range(reps):
+                _, s, y = _boundary_draw(seed, cell, rep, m, mu)
+                alarms += _gauss_alarm(y, s, mu, alpha / tests, thresholds)
+            print(f"| {m} | ({eps:g}, {delta:g}) | {alarms} | {_cp(alarms, reps)} |", flush=True)
+    print()
+
+
 def soundness(reps: int, alpha: float, seed: int) -> None:
     print(f"## Soundness at the boundary (alpha = {alpha:g}, {reps} repetitions per cell, 95% Clopper-Pearson)")
     print()
@@ -79,16 +122,10 @@ def soundness(reps: int, alpha: float, seed: int) -> None:
             guess_alarms = gauss_alarms = 0
             thresholds = {}
             for rep in range(reps):
-                rng = np.random.default_rng(np.random.SeedSequence([seed, cell, rep]))
-                s = rng.choice((-1, 1), m)
-                y = rng.standard_normal(m) + mu * s / 2
+                rng, s, y = _boundary_draw(seed, cell, rep, m, mu)
                 tests = ob.union_test(y, s, epsilon=eps, delta=delta, alpha=alpha, rng=rng, invert=False)
                 guess_alarms += any(t.violated for t in tests)
-                t, df, scale, _ = og.pooled_t(y, s)
-                key = int(np.sum(s == 1))
-                if key not in thresholds:
-                    thresholds[key] = sps.nct.ppf(1 - alpha, df, mu / scale)
-                gauss_alarms += t > thresholds[key]
+                gauss_alarms += _gauss_alarm(y, s, mu, alpha, thresholds)
             took = time.perf_counter() - start
             print(f"| {m} | ({eps:g}, {delta:g}) | {mu:.4f} | {guess_alarms} | {_cp(guess_alarms, reps)} | "
                   f"{gauss_alarms} | {_cp(gauss_alarms, reps)} | {took:.0f} |", flush=True)
@@ -272,13 +309,15 @@ def compute(alpha: float, pilot: int = 20_000) -> None:
 
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("part", choices=("soundness", "curve", "cost", "compute", "all"))
+    parser.add_argument("part", choices=("soundness", "verdict", "curve", "cost", "compute", "all"))
     parser.add_argument("--reps", type=int, default=None)
     parser.add_argument("--alpha", type=float, default=0.05)
     parser.add_argument("--seed", type=int, default=23)
     args = parser.parse_args(argv)
     if args.part in ("soundness", "all"):
         soundness(args.reps or 2000, args.alpha, args.seed)
+    if args.part in ("verdict", "all"):
+        verdict(args.reps or 2000, args.alpha, args.seed)
     if args.part in ("curve", "all"):
         curve(args.reps or 200, args.seed)
     if args.part in ("cost", "all"):
