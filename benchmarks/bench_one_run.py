@@ -1,13 +1,14 @@
 """One-run audits: soundness at the boundary, the idealised curve, the cost per algorithm, and the
 comparison with the multi-run audits at equal compute (issue 23).
 
-Run from the repository root (each part alone; ``all`` runs the five)::
+Run from the repository root (each part alone; ``all`` runs the first five)::
 
     python benchmarks/bench_one_run.py soundness [--reps 2000] [--alpha 0.05] [--seed 23]
     python benchmarks/bench_one_run.py verdict [--reps 2000] [--alpha 0.05] [--seed 23]
     python benchmarks/bench_one_run.py curve [--reps 200] [--seed 23]
     python benchmarks/bench_one_run.py cost
     python benchmarks/bench_one_run.py compute [--alpha 0.05]
+    python benchmarks/bench_one_run.py bst14 [--n 1000] [--alpha 1.5625e-4] [--seed 1]
 
 ``soundness``
     m independent Gaussian channels ``N((mu/2) S_i, 1)`` calibrated *exactly* to the claim
@@ -32,6 +33,10 @@ Run from the repository root (each part alone; ``all`` runs the five)::
     Wall time of one reference run of each suite instance (:mod:`audits.one_run_instances`) at
     n = 10^4, and bst14 Algorithm 1's time per step (measured on 2 10^4 steps; one run at
     n = 10^4 takes ``n^2 - 1`` of them).
+``bst14``
+    bst14 Algorithm 1's one-run instance at ``--n`` records (default 1000: 10^6 steps per run,
+    where the suite's n = 10^4 takes 10^8): the reference and its two twins, one run each, at
+    ``--alpha`` (the suite's share for bst14 is 1.5625e-4) and ``--seed``.
 ``compute``
     For zhang17 Algorithm 1, wang19 DP-PGD and wang20 Algorithm 4: the one-run audit at n = 10^4
     (eps_lower/eps per family at ``--alpha``, its wall time W), beside the suite's multi-run audit
@@ -230,6 +235,19 @@ def cost() -> None:
     print()
 
 
+def bst14_small(n: int, alpha: float, seed: int) -> None:
+    from audits import one_run_instances as oi
+
+    print(f"## bst14 Algorithm 1, one run each at n = {n} ({n * n - 1} steps), alpha {alpha:g}, seed {seed}")
+    print()
+    inst = oi.bst14_instance(n=n)
+    for which in ("reference", "sigma / n", "reused noise"):
+        start = time.perf_counter()
+        res = inst.audit(which, alpha=alpha, seed=seed)
+        print(f"* {which} ({time.perf_counter() - start:.0f} s): {res}", flush=True)
+    print()
+
+
 def _load(path):
     spec = importlib.util.spec_from_file_location(f"bench_{path.stem}", path)
     module = importlib.util.module_from_spec(spec)
@@ -309,10 +327,11 @@ def compute(alpha: float, pilot: int = 20_000) -> None:
 
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("part", choices=("soundness", "verdict", "curve", "cost", "compute", "all"))
+    parser.add_argument("part", choices=("soundness", "verdict", "curve", "cost", "compute", "bst14", "all"))
     parser.add_argument("--reps", type=int, default=None)
     parser.add_argument("--alpha", type=float, default=0.05)
     parser.add_argument("--seed", type=int, default=23)
+    parser.add_argument("--n", type=int, default=1000, help="bst14: records (n^2 - 1 steps)")
     args = parser.parse_args(argv)
     if args.part in ("soundness", "all"):
         soundness(args.reps or 2000, args.alpha, args.seed)
@@ -324,6 +343,8 @@ def main(argv=None) -> None:
         cost()
     if args.part in ("compute", "all"):
         compute(args.alpha)
+    if args.part == "bst14":  # not in "all": n = 1000 takes 10^6 steps per run
+        bst14_small(args.n, args.alpha, args.seed)
 
 
 if __name__ == "__main__":
