@@ -57,12 +57,13 @@ class Share:
 
 
 #: The split. The primitives and bst14 keep the 0.01/64 per audit they had before the split; each
-#: later paper gets 1/10 of the budget over 12 slots; audits outside the suite share the rest.
+#: later paper gets 1/10 of the budget over 12 slots (wang17 over 16: its one-run audit was its
+#: 13th); audits outside the suite share the rest.
 SHARES: tuple[Share, ...] = (
     Share("primitives", Fraction(1, 4), 16),
     Share("bst14", Fraction(1, 4), 16),
     Share("zhang17", Fraction(1, 10), 12),
-    Share("wang17", Fraction(1, 10), 12),
+    Share("wang17", Fraction(1, 10), 16),
     Share("wang19", Fraction(1, 10), 12),
     Share("wang20", Fraction(1, 10), 12),
     Share("other", Fraction(1, 10), 64),

@@ -80,8 +80,8 @@ from audits.privacy import RngWarning, _name, audit_privacy
 from audits.profiles import ReadyProfile
 from spec.errors import ParameterError
 
-__all__ = ["add_arguments", "run", "main", "load_object", "EXIT_USER_ERROR", "EXIT_REFUTED", "EXIT_LOW_BITS_ONLY",
-           "EXIT_STATUS", "MAX_DEFAULT_RUNS"]
+__all__ = ["add_arguments", "run", "main", "load_object", "user_import_path", "failure_status", "EXIT_USER_ERROR",
+           "EXIT_REFUTED", "EXIT_LOW_BITS_ONLY", "EXIT_STATUS", "MAX_DEFAULT_RUNS"]
 
 #: Exit status when the user's own code raised (or failed to import).
 EXIT_USER_ERROR = 3
@@ -389,13 +389,32 @@ def run(args: argparse.Namespace) -> int:
     return status
 
 
+def user_import_path(reference: str):
+    """The folder of ``reference``'s ``.py`` file first on ``sys.path`` (a context manager; a no-op
+    for a module name), so that the user's file can import the helpers next to it."""
+    module_part = reference.rsplit(":", 1)[0]
+    if module_part.endswith(".py") or Path(module_part).is_file():
+        return _import_path(str(Path(module_part).resolve().parent))
+    return contextlib.nullcontext()
+
+
+def failure_status(exc: Exception) -> int:
+    """Report an exception of a verb's run on stderr and return its exit status: 3 for a failure
+    inside the user's code (:class:`_UserCodeError`: one line, then its traceback), 2 for bad
+    arguments or values (one line)."""
+    if isinstance(exc, _UserCodeError):
+        line, text = exc.cause()
+        print(f"{PREFIX}{exc.what} (a bug in the audited code, not in the arguments): {line}", file=sys.stderr)
+        if exc.traceback_too and text:
+            sys.stderr.write(text)
+        return EXIT_USER_ERROR
+    print(f"{PREFIX}{' '.join(str(exc).split())}", file=sys.stderr)
+    return 2
+
+
 def _run(args) -> tuple[int, str | None]:
     try:
-        folder = None
-        module_part = args.mechanism.rsplit(":", 1)[0]
-        if module_part.endswith(".py") or Path(module_part).is_file():
-            folder = str(Path(module_part).resolve().parent)
-        with _import_path(folder) if folder else contextlib.nullcontext():
+        with user_import_path(args.mechanism):
             mechanism = load_object(args.mechanism, "mechanism")
             if not callable(mechanism):
                 raise _UsageError(f"mechanism ({args.mechanism}) must be callable as mechanism(data, runs, rng)")
@@ -427,16 +446,8 @@ def _run(args) -> tuple[int, str | None]:
                                        seed=args.seed, profile=ready.profile if ready else profile,
                                        statistic=statistic, event=event, direction=args.direction,
                                        low_bits=low_bits, executor=ex)
-    except _UserCodeError as exc:
-        line, text = exc.cause()
-        print(f"{PREFIX}{exc.what} (a bug in the audited code, not in the arguments): {line}", file=sys.stderr)
-        if exc.traceback_too and text:
-            sys.stderr.write(text)
-        return EXIT_USER_ERROR, None
-    except (_UsageError, ParameterError, TypeError, execution.ExecutionError) as exc:
-        message = " ".join(str(exc).split())
-        print(f"{PREFIX}{message}", file=sys.stderr)
-        return 2, None
+    except (_UserCodeError, _UsageError, ParameterError, TypeError, execution.ExecutionError) as exc:
+        return failure_status(exc), None
     if note:  # printed once the audit ran (an error stays a single line)
         print(f"dperm: note: {note}", file=sys.stderr)
     if args.executor:

@@ -52,6 +52,9 @@ LEGEND = (
                    "the *values* and the *low bits* (the floating-point leak; alpha split 4:1). The verdict "
                    "names each family that refutes; 'low bits only' means the real-valued mechanism is not "
                    "refuted and the floating-point implementation leaks."),
+    ("one run", "a one-run audit (`audits.one_run`): canaries in or out by fair coins, one training run at the "
+                "stated n, the SNJ23 bound on correct guesses per score family (and the Gaussian test where its "
+                "model is exact); its compute is one run, beside the multi-run audits' runs/dataset."),
     ("slope [interval] vs exponent", "rate audits: the least-squares slope of log(measured) on log(axis) with "
                                      "its bootstrap interval at the audit's level, against the exponent the "
                                      "spec record's bound predicts (record.exponents); the verdict tests the "
@@ -380,6 +383,17 @@ def _describe(d: dict) -> tuple[str, str, str]:
                    "REFUTED (low bits only)" if list(refuted) == ["low_bits"] else
                    "REFUTED (values and low bits)" if len(refuted) == 2 else "REFUTED")
         return what, numbers, verdict
+    if kind == "one_run":  # audits.one_run: one training run with canaries
+        eps, lower = _num(d["epsilon"]), _num(d["epsilon_lower"])
+        families = {}
+        for t in d.get("tests") or []:
+            families[t["family"]] = max(families.get(t["family"], 0.0), _num(t["epsilon_lower"]))
+        numbers = (f"eps_lower/eps = {_g(lower)}/{eps:g} = {lower / eps:.2f} ("
+                   + ", ".join(f"{k} {_g(v)}" for k, v in families.items())
+                   + f"); 1 run, n = {d['records']}, {d['canaries']} canaries, {_num(d['seconds']):.3g} s, "
+                   f"alpha {_num(d['alpha']):.3g}")
+        what = f"privacy, one run, ({eps:g}, {_num(d['delta']):g})-DP: {d.get('design') or 'canaries'}"
+        return what, numbers, "REFUTED" if d.get("violated") else "not refuted"
     if kind == "rate":
         parts = [f"{axis} {_num(d['slopes'][axis]):+.2f} [{_num(d['intervals'][axis][0]):+.2f}, "
                  f"{_num(d['intervals'][axis][1]):+.2f}] vs {_num(d['expected'][axis]):+g}" for axis in d["slopes"]]

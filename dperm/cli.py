@@ -30,6 +30,9 @@ Verbs
     (:mod:`dperm.vectors_cli`).
 ``dperm audit MODULE:MECHANISM --pair MODULE:PAIR --epsilon E ...``
     Audit a mechanism defined in a module or a file (see ``dperm audit --help``).
+``dperm audit-one-run MODULE:FIT --data MODULE:DATA --loss LOSS --canaries M --epsilon E ...``
+    Audit your training code from one run with canaries (:mod:`audits.one_run_command`); exit
+    statuses as ``dperm audit``.
 
 This interface is stable (external checks rely on it):
 
@@ -73,7 +76,7 @@ from dperm.arguments import add_canonical_options, canonical_values, option, par
 
 __all__ = ["main", "build_parser"]
 
-_VERBS = ("spec", "calibrate", "epsilon", "run", "vectors", "audit")
+_VERBS = ("spec", "calibrate", "epsilon", "run", "vectors", "audit", "audit-one-run")
 
 #: One line per verb for ``dperm --help`` (the verb's options are built only when it is used).
 _VERB_HELP = {
@@ -83,6 +86,7 @@ _VERB_HELP = {
     "run": "run a reference algorithm on your data (CSV or .npy); --vector writes a known-answer vector",
     "vectors": "list the known-answer vectors, or check your outputs against one",
     "audit": "audit a mechanism on a neighbouring pair",
+    "audit-one-run": "audit your training code from one run with canaries (audits.one_run)",
 }
 
 _EXIT_HELP = (
@@ -161,8 +165,10 @@ def build_parser(verbs=None, *, algorithm: str | None = None) -> argparse.Argume
         elif verb in ("calibrate", "epsilon"):  # their parsers carry a usage line of their own
             (_calibrate_arguments if verb == "calibrate" else _epsilon_arguments)(sub)
         else:
-            builder = {"spec": _spec_arguments, "vectors": _vectors_arguments, "audit": _audit_arguments}[verb]
-            epilog = {"vectors": _VECTORS_EXIT_HELP, "audit": _AUDIT_EXIT_HELP}.get(verb, _EXIT_HELP)
+            builder = {"spec": _spec_arguments, "vectors": _vectors_arguments, "audit": _audit_arguments,
+                       "audit-one-run": _audit_one_run_arguments}[verb]
+            epilog = {"vectors": _VECTORS_EXIT_HELP, "audit": _AUDIT_EXIT_HELP,
+                      "audit-one-run": _AUDIT_EXIT_HELP}.get(verb, _EXIT_HELP)
             builder(sub.add_parser(verb, help=_VERB_HELP[verb], epilog=epilog))
     return parser
 
@@ -240,6 +246,12 @@ def _vectors_arguments(p) -> None:
     from dperm import vectors_cli
 
     vectors_cli.add_arguments(p, _Parser)
+
+
+def _audit_one_run_arguments(p) -> None:
+    from audits import one_run_command
+
+    one_run_command.add_arguments(p)
 
 
 def _audit_arguments(p) -> None:
@@ -545,6 +557,10 @@ def _main(argv: list[str] | None) -> int:
             from audits import command as audit_command
 
             return audit_command.run(args)
+        if args.verb == "audit-one-run":
+            from audits import one_run_command
+
+            return one_run_command.run(args)
         out, status, leaks = _run_verb(args)
     except _UsageError as err:
         print(f"dperm: error: {err}", file=sys.stderr)

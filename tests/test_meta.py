@@ -112,6 +112,8 @@ _NOT_CALIBRATIONS = {
     "audits/stats.py": (1, "the run count that reaches a power (experimental design)"),
     "audits/design.py": (1, "the run count that reaches a power in simulation (experimental design)"),
     "audits/search.py": (1, "the centre of a box (no search)"),
+    "audits/one_run_bounds.py": (1, "the SNJ23 bound's crossing on its epsilon grid (a statistical test)"),
+    "audits/one_run_gaussian.py": (1, "the noncentral-t confidence bound on mu (a statistical test)"),
     "dperm/crossref.py": (1, "the line of a character offset (the bisect module)"),
 }
 _SEARCH = (r"\(\s*lo\s*\+\s*hi\s*\)|\(\s*low\s*\+\s*high\s*\)|sqrt\(\s*lo\s*\*\s*hi\s*\)|sqrt\(\s*low\s*\*\s*high\s*\)"
