@@ -99,8 +99,8 @@ _EXIT_HELP = (
 
 #: ``dperm --help``: every verb's exit statuses in one place.
 _TOP_EXIT_HELP = (
-    "Exit status: 0 on success; 1: dperm audit refuted the claim, or dperm vectors check found a "
-    "mismatch; 2: bad arguments, or an assumption that fails at the given values (one line "
+    "Exit status: 0 on success; 1: dperm audit refuted the claim by the values of the outputs, or "
+    "dperm vectors check found a mismatch; 2: bad arguments, or an assumption that fails at the given values (one line "
     "'dperm: error: ...' on stderr); 3: dperm audit: the audited code itself failed; 4: dperm audit "
     "refuted the claim only through the low bits of floating-point outputs. Warnings are "
     "lines 'dperm: warning: ...' on stderr and do not change the status. 'dperm VERB --help' gives "

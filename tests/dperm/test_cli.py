@@ -294,7 +294,7 @@ def test_help_documents_exit_status_and_warnings(capsys):
 @pytest.mark.parametrize(
     "argv, statuses",
     [
-        ([], ("0 on success", "1: dperm audit refuted", "vectors check found a mismatch", "2: bad arguments",
+        ([], ("0 on success", "1: dperm audit refuted the claim by the values", "vectors check found a mismatch", "2: bad arguments",
               "3: dperm audit", "4: dperm audit refuted the claim only through the low bits")),
         (["vectors"], ("0: the listing, or every value matches", "1: dperm vectors check found a mismatch",
                        "2: bad arguments")),
