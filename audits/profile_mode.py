@@ -87,14 +87,23 @@ def profile_test_counts(thresholds, le_d, le_n, n: int, bound: ClaimBound, st, n
     added to the result's ``counts``."""
     epsilon, delta = common["epsilon"], common["delta"]
     alpha = common["alpha"] if alpha is None else alpha
-    low_at, high_at = stats.cdf_band(n, alpha / 2, band)  # by count: the same for both datasets
     r = stats.dkw_radius(n, alpha / 2 if band == "dkw" else (1 - stats.TAIL_SHARE) * alpha / 2)
     counts = selection.counts_at(np.asarray(le_d), np.asarray(le_n), n, n)
+    # The band by count (the same for both datasets), at the counts that occur only: at 1e8 runs
+    # the whole band would be 1e8 Beta quantiles.
+    needed = np.unique(np.concatenate([np.ravel(k) for pair in counts.values() for k in pair]))
+    band_lower, band_upper = stats.cdf_band(n, alpha / 2, band, counts=needed)
+
+    def low_at(k):
+        return band_lower[np.searchsorted(needed, k)]
+
+    def high_at(k):
+        return band_upper[np.searchsorted(needed, k)]
 
     best_eps = (-1.0, None)  # (eps_lower, (direction, side, index))
     pending = []  # (lower_p, upper_q, key, index) of events that may violate the profile
     for key, (k_p, k_q) in counts.items():
-        lo_p, hi_q = low_at[k_p], high_at[k_q]
+        lo_p, hi_q = low_at(k_p), high_at(k_q)
         with np.errstate(divide="ignore"):
             eps = np.where(lo_p > delta, np.log(np.maximum(lo_p - delta, 1e-300) / hi_q), 0.0)
         j = int(np.argmax(eps))
@@ -118,8 +127,8 @@ def profile_test_counts(thresholds, le_d, le_n, n: int, bound: ClaimBound, st, n
             violating = (*pending[which[order[j]]][2], int(index[order[j]]))
 
     keys = list(counts)
-    lower = np.concatenate([low_at[counts[k][0]] for k in keys])
-    upper = np.concatenate([high_at[counts[k][1]] for k in keys])
+    lower = np.concatenate([low_at(counts[k][0]) for k in keys])
+    upper = np.concatenate([high_at(counts[k][1]) for k in keys])
     include = []
     if violating is not None:  # the verdict's event is evaluated exactly, so c* >= 1 with it
         include = [keys.index(violating[:2]) * thresholds.size + violating[2]]
@@ -144,7 +153,7 @@ def profile_test_counts(thresholds, le_d, le_n, n: int, bound: ClaimBound, st, n
     k_d, k_n = (k_p[j], k_q[j]) if direction == "dataset" else (k_q[j], k_p[j])
     result_counts = {"selection_runs": n_sel, "band_runs": n, "band": band, "band_radius": r,
                      "band_alpha": alpha, "dataset": int(k_d), "neighbour": int(k_n),
-                     "p_lower": float(low_at[k_p[j]]), "q_upper": float(high_at[k_q[j]])}
+                     "p_lower": float(low_at(k_p[j])), "q_upper": float(high_at(k_q[j]))}
     result_counts.update(extra or {})
     curve = curve_points(counts, thresholds, n, (low_at, high_at), bound, md, ms)
     event = selection.describe_event(threshold, side, direction, st)
@@ -233,8 +242,8 @@ def runs_to_refute(freq_p, freq_q, n: int, radius: float, bound: ClaimBound) -> 
 def curve_points(counts, thresholds, n, r, bound, direction, side, points=200):
     """Empirical trade-off points (P_q, P_p) with bands and the claimed bound, downsampled.
 
-    ``r``: the band, as a DKW radius or as ``(lower, upper)`` arrays over counts
-    (:func:`audits.stats.cdf_band`)."""
+    ``r``: the band, as a DKW radius or as ``(lower, upper)``: arrays over counts
+    (:func:`audits.stats.cdf_band`) or functions of counts."""
     k_p, k_q = counts[(direction, side)]
     idx = np.unique(np.round(np.linspace(0, thresholds.size - 1, min(points, thresholds.size))).astype(int))
     q_hat = k_q[idx] / n
@@ -245,8 +254,13 @@ def curve_points(counts, thresholds, n, r, bound, direction, side, points=200):
         "side": side,
         "q_hat": q_hat.tolist(),
         "p_hat": p_hat.tolist(),
-        "q_upper": (np.clip(q_hat + r, 0, 1) if np.isscalar(r) else r[1][k_q[idx]]).tolist(),
-        "p_lower": (np.clip(p_hat - r, 0, 1) if np.isscalar(r) else r[0][k_p[idx]]).tolist(),
+        "q_upper": (np.clip(q_hat + r, 0, 1) if np.isscalar(r) else _at(r[1], k_q[idx])).tolist(),
+        "p_lower": (np.clip(p_hat - r, 0, 1) if np.isscalar(r) else _at(r[0], k_p[idx])).tolist(),
         "claim_a": a.tolist(),
         "claim_bound": np.minimum(1.0, bound.on_grid(a)).tolist(),
     }
+
+
+def _at(band, k):
+    """A band's values at counts ``k``: ``band`` is an array over counts or a function of them."""
+    return band(k) if callable(band) else band[k]

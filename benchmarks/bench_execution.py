@@ -18,7 +18,8 @@ figures within one run).
   nothing, with the audit's shipped objects.
 * ``memory``: each size runs in a fresh process (``ru_maxrss`` is a process's peak): the driver's
   peak resident memory for a point audit of the scalar Laplace with that many runs per dataset,
-  and the same process's resident memory after its imports, its wall time and ``epsilon_lower``.
+  and the same process's resident memory after its imports, its wall time and ``epsilon_lower``;
+  ``--kind laplace_profile`` does the same for profile mode (the exact Laplace profile).
 * ``bounds``: ``epsilon_lower / epsilon`` in point mode at ``--runs`` runs per dataset, one seed
   each, for Laplace(eps = 1) (released value) and the Gaussian (1, 1e-5) (log-likelihood ratio),
   next to the means at 1e6 runs of docs/audit-evidence.md (0.988 and 0.773, 50 seeds each).
@@ -27,6 +28,7 @@ figures within one run).
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import os
 import resource
@@ -47,6 +49,7 @@ R = 0.5
 SEED = 20261128
 LAPLACE = mech.LaplaceMechanism.calibrated(epsilon=1.0, data_norm=R)
 GAUSS = mech.GaussianMechanism.calibrated(epsilon=1.0, delta=1e-5, data_norm=R)
+LAPLACE_PROFILE = functools.lru_cache(maxsize=None)(LAPLACE.profile())
 #: docs/audit-evidence.md, table 1: mean epsilon_lower / epsilon at 1e6 runs (50 seeds).
 AT_1E6 = {"laplace": 0.988, "gaussian": 0.773}
 
@@ -87,6 +90,9 @@ def audit(kind: str, runs: int, executor=None, seed: int = SEED):
                              executor=executor)
     if kind == "gaussian":
         return audit_privacy(GAUSS, pair(), epsilon=1.0, delta=1e-5, runs=runs, seed=seed, executor=executor)
+    if kind == "laplace_profile":  # profile mode against the exact profile (lru_cache: evaluated once)
+        return audit_privacy(LAPLACE, pair(), epsilon=1.0, runs=runs, seed=seed, statistic=released_value,
+                             profile=LAPLACE_PROFILE, executor=executor)
     if kind == "noisy_gd":
         return audit_privacy(noisy_gd, pair(3), epsilon=1.0, delta=1e-5, runs=runs, seed=seed, low_bits=False,
                              executor=executor)
@@ -164,11 +170,12 @@ def _runs(text: str) -> int:
 
 
 def memory(args) -> None:
-    print(f"driver memory of a point audit of the scalar Laplace ({args.executor}); load average {load()}")
+    mode = "profile" if args.kind == "laplace_profile" else "point"
+    print(f"driver memory of a {mode} audit of the scalar Laplace ({args.executor}); load average {load()}")
     print(f"{'runs/dataset':>12} {'chunks':>6} {'chunk runs':>10} {'wall s':>8} {'after imports MiB':>18} "
           f"{'executor ready MiB':>18} {'peak MiB':>9} {'eps_lower':>9}")
     for runs in (_runs(x) for x in args.sizes.split(",")):
-        d = _child("laplace", runs, args.executor)
+        d = _child(args.kind, runs, args.executor)
         print(f"{runs:>12.0e} {d['chunks']:>6} {d['chunk_runs']:>10} {d['wall']:>8.1f} "
               f"{d['after_imports'] / 2**20:>18.0f} {d['executor_ready'] / 2**20:>18.0f} {d['peak'] / 2**20:>9.0f} "
               f"{d['epsilon_lower']:>9.4f}   (load average {load()})")
@@ -195,6 +202,7 @@ def main(argv=None) -> None:
     m = sub.add_parser("memory")
     m.add_argument("--sizes", default="1e6,1e7,1e8")
     m.add_argument("--executor", default="dask:local:2")
+    m.add_argument("--kind", default="laplace", choices=["laplace", "laplace_profile"])
     b = sub.add_parser("bounds")
     b.add_argument("--runs", type=_runs, default=10**8)
     b.add_argument("--executor", default="dask:local:2")

@@ -369,10 +369,10 @@ PLUGIN_FILE = textwrap.dedent('''
 ''')
 
 
-def _pytest_report(pytester, tmp, *extra):
+def _pytest_report(pytester, tmp, *extra, passed=1):
     out = pytester.path / tmp
     result = pytester.runpytest("-p", "audits.plugin", "-p", "no:cacheprovider", f"--audit-report={out}", *extra)
-    result.assert_outcomes(passed=1)
+    result.assert_outcomes(passed=passed)
     return out, result
 
 
@@ -388,6 +388,15 @@ def _check_pytest_audit_executor(pytester, cluster):
     assert '"executor": "serial"' in (plain / "execution.json").read_text()
     assert '"executor": "dask"' in (remote / "execution.json").read_text()
     result.stdout.fnmatch_lines(["*executor dask:tcp://*: 1 results, * chunks, workers 2*"])
+    # Two quick audits of a file of the suite (a planted twin among them): the same report bytes.
+    suite = [str(ROOT / "audits" / "suite" / "primitives" / "test_primitives.py"), "-k",
+             "classic_gaussian_holds_where_valid or planted_best_iterate_is_flagged"]
+    plain, _ = _pytest_report(pytester, "suite-plain", *suite, passed=2)
+    remote, _ = _pytest_report(pytester, "suite-remote", *suite, f"--audit-executor=dask:{cluster.scheduler.address}",
+                               passed=2)
+    for name in ("report.json", "report.md"):
+        assert (plain / name).read_bytes() == (remote / name).read_bytes(), name
+    assert '"executor": "dask"' in (remote / "execution.json").read_text()
 
 
 def test_pytest_bad_audit_executor_is_a_usage_error(pytester):
@@ -402,7 +411,8 @@ def test_a_local_cluster_of_two_worker_processes_reproduces_the_serial_audits(se
                                                                                pytester):
     """One real Dask LocalCluster (2 single-threaded worker processes; one test, so that pytest-xdist
     cannot start two): privacy audits in every mode, a rate audit, a pair search, a worker killed
-    mid-audit, ``dperm audit --executor`` and ``pytest --audit-executor`` (same report bytes)."""
+    mid-audit, ``dperm audit --executor`` and ``pytest --audit-executor`` (same report bytes, for a user's
+    file and for two audits of a file of the suite)."""
     from distributed import Client, LocalCluster
 
     with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0") as lc, \
