@@ -440,8 +440,8 @@ def _svrg_constants(loss, reg, *, n, p, epsilon, delta) -> dict:
     epochs = spec_svrg.THM_4_2.evaluate("epochs", n=n, epsilon=epsilon, delta=delta, dimension=p,
                                         lipschitz=c.lipschitz, total_strong_convexity=mu)
     k = spec_svrg.ALG_1.evaluate("noisy_steps", n=n, epochs=epochs, epoch_length=length)
-    sigma, _ = _svrg._sigma(spec_svrg, n=n, epochs=epochs, epoch_length=length, epsilon=epsilon, delta=delta,
-                            lipschitz=c.lipschitz)
+    sigma, _ = _svrg.noise_sigma(spec_svrg, n=n, epochs=epochs, epoch_length=length, epsilon=epsilon,
+                                 delta=delta, lipschitz=c.lipschitz)
     return {"epochs": int(epochs), "epoch_length": int(length), "noisy_steps": int(k), "sigma": float(sigma)}
 
 

@@ -10,10 +10,10 @@ section. Losses and domains are built by class name from :mod:`reference.losses`
 the name of a class the algorithm's paper package exports (``QuadraticRejectionSampler``, or
 ``{"name": "GridWalkSampler", "parameters": {...}}``).
 
->>> from reference.bst14 import noise_gd
->>> [p.name for p in parameters(noise_gd)]
-['epsilon', 'delta', 'schedule', 'theta_1', 'calibration']
->>> p = parameters(noise_gd)[2]
+>>> from reference.bst14 import NoiseGD
+>>> [p.name for p in parameters(NoiseGD.configure)]
+['n', 'epsilon', 'delta', 'schedule', 'theta_1', 'calibration', 'allow_unproven']
+>>> p = parameters(NoiseGD.configure)[3]
 >>> p.required, p.canonical, p.choices
 (True, False, ('lipschitz', 'strongly_convex'))
 """

@@ -318,10 +318,17 @@ def test_ctrl_c_on_a_real_process(logistic):
     proc = subprocess.Popen([sys.executable, "-m", "dperm", "run", "wang19.alg_1", "d.csv", "--loss", "Logistic",
                              "feature_norm=1", "--domain", "L2Ball", "radius=1", "dim=3", "--epsilon", "1",
                              "--delta", "1e-5", "--steps", "1000000000", "--seed", "1"],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    first = proc.stderr.readline()  # the work line: the loop has started
-    proc.send_signal(signal.SIGINT)
-    _, rest = proc.communicate(timeout=120)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            # a test runner's worker may ignore SIGINT, and a child inherits that
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    try:
+        first = proc.stderr.readline()  # the work line: the loop has started
+        proc.send_signal(signal.SIGINT)
+        _, rest = proc.communicate(timeout=120)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        proc.communicate()
     assert proc.returncode == 130
     assert first.startswith("dperm: wang19.alg_1: 6,000,000,000 gradient evaluations")
     assert "Traceback" not in rest and rest.strip().splitlines()[-1] == "dperm: interrupted (Ctrl-C)"

@@ -54,7 +54,7 @@ def test_paper_packages_export_what_they_did():
     from spec import bst14, wang19, zhang17
 
     assert bst14.sigma_accountant.__module__ == "spec.bst14.noisy_sgd_privacy"
-    assert zhang17.certified_epsilon.__module__ == "spec.zhang17.rrpsgd"
+    assert zhang17.certified_epsilon.__module__ == "spec.zhang17.random_round_sgd"
     assert wang19.sigma.__module__ == "spec.wang19.noise"
     assert "THM_1" in dir(wang19) and "noise" in dir(wang19)
     every = {r.id for r in spec.records() if r.id.startswith("wang19.")}
