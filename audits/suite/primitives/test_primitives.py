@@ -141,11 +141,18 @@ def test_classic_gaussian_holds_where_valid(audit):
 CLASSIC_EPS, CLASSIC_DELTA = 9.0, 0.1
 
 
+#: The classic Gaussian's design power. At DESIGN_POWER (0.99, 2594815 runs) the planted audit
+#: missed at the default seed once the runs were drawn in seeded chunks (eps_lower 8.986 against
+#: the claim 9; estimate 9.35): its power is the analytic design's, never measured (minutes per
+#: repetition), and the true epsilon sits close to the claim. 0.995 asks for 2691470 runs.
+CLASSIC_POWER = 0.995
+
+
 def _classic_runs(audit, bug):
     x = np.linspace(-6.0, 40.0, 20001)
     mu = bug.sensitivity / bug.sigma
     return audit.runs_for_point(special.ndtr(mu - x), special.ndtr(-x), epsilon=CLASSIC_EPS,
-                                delta=CLASSIC_DELTA, power=DESIGN_POWER, minimum=POINT_MINIMUM,
+                                delta=CLASSIC_DELTA, power=CLASSIC_POWER, minimum=POINT_MINIMUM,
                                 thresholds=True)
 
 
