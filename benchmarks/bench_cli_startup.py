@@ -47,7 +47,8 @@ COMMANDS = (
     "calibrate wang19.thm_1 --calibration rdp --lipschitz 1 --n 1000 --epsilon 1 --delta 1e-5 --steps 100",
     "epsilon --help",
     "epsilon gaussian --sigma 2 --sensitivity 1 --delta 1e-5",
-    "calibrate zhang17.alg_1 --n 569 --dimension 30 --loss Logistic feature_norm=1 --epsilon 1 --delta 1e-5",
+    "calibrate zhang17.alg_1 --n 569 --dimension 30 --loss Logistic feature_norm=1 --regulariser L2Regulariser "
+    "strength=0.5 --epsilon 1 --delta 1e-5",
     "calibrate wang19.alg_1 --n 569 --dimension 30 --loss Logistic feature_norm=1 --domain L2Ball radius=1 dim=30 "
     "--epsilon 1 --delta 1e-5",
     "run --help",
