@@ -34,8 +34,7 @@ def l2_norm(x: np.ndarray) -> np.ndarray:
     >>> l2_norm(np.array([[3.0, 4.0], [0.0, 0.0]])).tolist()
     [5.0, 0.0]
     """
-    a = np.abs(x)
-    top = np.max(a, axis=-1, initial=0.0)
+    top = np.abs(x).max(axis=-1, initial=0.0)
     finite = np.isfinite(top) & (top > 0)
     safe = np.where(finite, top, 1.0)
     y = x / safe[..., None]

@@ -120,6 +120,7 @@ __all__ = [
     "ALG3_RADIUS_LABEL",
     "ScaledDraws",
     "ReusedDraws",
+    "StackedDraws",
     "noise_gd_sigma_over_n",
     "noise_gd_reused_noise",
     "noise_gd_wrong_schedule",
@@ -195,6 +196,29 @@ class ReusedDraws(NoiseSource):
         if self.first.shape != tuple(shape):
             raise ValueError(f"reused draw of shape {self.first.shape} asked for shape {tuple(shape)}")
         return self.first.copy()
+
+
+class StackedDraws(NoiseSource):
+    """Independent runs side by side: run ``k`` of every draw comes from ``rows[k]``.
+
+    A draw of shape ``(len(rows), ...)`` (the leading axis is the runs axis of every reference
+    loop) is the concatenation of each row source's draw of shape ``(1, ...)``. Row ``k`` of a
+    batched run is therefore the run that source ``rows[k]`` alone would give with ``runs=1``:
+    the reference's and its twins' runs can share one loop (and its per-step cost) without a
+    second code path. A draw whose leading axis is not the number of rows is an error.
+    """
+
+    def __init__(self, rows):
+        rows = list(rows)
+        if not rows or not all(isinstance(r, NoiseSource) for r in rows):
+            raise TypeError(f"rows ({rows!r}) must be a non-empty sequence of NoiseSource")
+        self.rows = rows
+
+    def _draw(self, label, kind, params, shape):
+        if not shape or shape[0] != len(self.rows):
+            raise ValueError(f"shape ({tuple(shape)}) must lead with the number of rows ({len(self.rows)})")
+        one = (1,) + tuple(shape[1:])
+        return np.concatenate([_forward(r, label, kind, params, one) for r in self.rows], axis=0)
 
 
 # --------------------------------------------------------------------------------------------

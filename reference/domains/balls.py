@@ -75,9 +75,8 @@ class L2Ball(Domain):
     def _project(self, x):
         d = x - self._c
         n = _norm(d)[..., None]
-        with np.errstate(divide="ignore", invalid="ignore"):
-            scale = np.where(n > self._r, self._r / n, 1.0)
-        return self._c + d * scale
+        # r / max(n, r): r / n outside the ball, exactly 1.0 inside (r / r), no division by zero
+        return self._c + d * (self._r / np.maximum(n, self._r))
 
     def _contains(self, x, tol):
         return _norm(x - self._c) <= self._r + tol

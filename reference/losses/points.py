@@ -48,8 +48,7 @@ class Linear(Loss):
         return -_inner(theta, x)
 
     def _gradient(self, theta, x, y):
-        shape = np.broadcast_shapes(theta.shape, x.shape)
-        return np.broadcast_to(-x, shape).copy()
+        return np.negative(x, out=np.empty(np.broadcast_shapes(theta.shape, x.shape)))
 
     def _total(self, theta, x, y):
         return -_inner(theta, x.sum(axis=-2))

@@ -5,14 +5,17 @@ separations behind the planted tests' power, the twins, the tiers."""
 from __future__ import annotations
 
 import math
+from unittest import mock
 
 import numpy as np
 import pytest
 
 from audits import one_run_instances as oi
 from audits.one_run_gaussian import gdp_mu
-from audits.twins.bst14 import ScaledDraws
-from reference.losses import Huber
+from audits.twins.bst14 import ReusedDraws, ScaledDraws
+from reference.bst14 import noisy_sgd as _bst14
+from reference.domains import L2Ball
+from reference.losses import Huber, Linear
 from reference.tape import noise_source
 from reference.wang17 import svrg as _svrg
 from reference.wang19 import proximal_gradient as _pgd
@@ -144,3 +147,35 @@ def test_bst14_reused_noise_flagged_at_a_small_n():
     assert not inst.audit("reference", alpha=0.05, seed=2).violated
     res = inst.audit("reused noise", alpha=0.05, seed=2)
     assert res.violated and res.family_bounds()["reuse"] > inst.epsilon, str(res)
+
+
+def test_bst14_fits_share_one_loop_and_each_row_is_the_fit_alone():
+    # the reference and its twins run as rows of one batched loop (_OneLoop); each row must be the
+    # run that fit gives alone, bit for bit, and leave the generator where that run leaves it
+    n = 40
+    inst = oi.bst14_instance(n=n, canaries=8)
+    data = inst.design.assemble(inst.base, inst.design.secrets(rng=np.random.default_rng(3)))
+    p = data.shape[1]
+    alone_sources = {"reference": lambda g: noise_source(rng=g),
+                     "sigma / n": lambda g: ScaledDraws(noise_source(rng=g), _bst14.LABEL_NOISE, 1.0 / n),
+                     "reused noise": lambda g: ReusedDraws(noise_source(rng=g), _bst14.LABEL_NOISE)}
+    calls = []
+    real = _bst14.noise_gd
+
+    def counting(*args, **kwargs):
+        calls.append(kwargs.get("runs", 1))
+        return real(*args, **kwargs)
+
+    for name, source in alone_sources.items():
+        rng, g = np.random.default_rng(11), np.random.default_rng(11)
+        with mock.patch.object(_bst14, "noise_gd", counting):
+            got = inst.fits[name](data, rng=rng)
+        acc = oi._Accumulator("G", p)
+        res = real(data, loss=Linear(data_norm=1.0), domain=L2Ball(dim=p, radius=1.0), epsilon=inst.epsilon,
+                   delta=inst.delta, schedule="lipschitz", noise=source(g), transcript=acc)
+        want = acc.released(0, res.theta[0], median=True)
+        for key in ("theta", "released", "first", "reference"):
+            np.testing.assert_array_equal(got[key], want[key], err_msg=f"{name}: {key}")
+        assert got["steps"] == want["steps"] == n * n - 1
+        assert rng.bit_generator.state == g.bit_generator.state, name
+    assert calls == [3], calls  # one batched loop served all three fits

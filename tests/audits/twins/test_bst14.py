@@ -25,7 +25,7 @@ from reference.bst14 import grid_walk as gw
 from reference.bst14 import noisy_sgd
 from reference.samplers import RadialLaplace
 from reference.solver import minimise
-from reference.tape import NoiseTape, Recorder, Replay, TapeEntry
+from reference.tape import NoiseTape, Recorder, Replay, TapeEntry, noise_source
 from spec import bst14 as spec
 from spec.errors import PrivacyLeakWarning
 
@@ -141,6 +141,23 @@ def test_wrappers_reject_a_non_source():
         planted.ScaledDraws(np.random.default_rng(0), "x", 2.0)
     with pytest.raises(TypeError, match="NoiseSource"):
         planted.ReusedDraws(None, "x")
+    with pytest.raises(TypeError, match="NoiseSource"):
+        planted.StackedDraws([noise_source(rng=0), None])
+
+
+def test_stacked_draws_give_each_row_its_own_sources_draws():
+    # row k of a stacked draw is what source k alone gives for one run; each source keeps its state
+    rows = [noise_source(rng=1), planted.ScaledDraws(noise_source(rng=2), "b", 0.5), planted.ReusedDraws(noise_source(rng=3), "b")]
+    alone = [noise_source(rng=1), planted.ScaledDraws(noise_source(rng=2), "b", 0.5), planted.ReusedDraws(noise_source(rng=3), "b")]
+    stacked = planted.StackedDraws(rows)
+    for _ in range(3):
+        got_b, got_i = stacked.normal("b", (3, 4)), stacked.integers("i", 7, (3,))
+        want_b = np.concatenate([a.normal("b", (1, 4)) for a in alone])
+        want_i = np.concatenate([a.integers("i", 7, (1,)) for a in alone])
+        np.testing.assert_array_equal(got_b, want_b)
+        np.testing.assert_array_equal(got_i, want_i)
+    with pytest.raises(ValueError, match="number of rows"):
+        stacked.normal("b", (2, 4))
 
 
 # --------------------------------------------------------------------------------------------
