@@ -72,6 +72,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from spec.progress import duration
 from spec import validate
 from spec.errors import ParameterError
 
@@ -424,7 +425,7 @@ class Job:
         eta = elapsed * (1 - frac) / frac if frac > 0 else math.inf
         workers = self.execution.workers()
         sink(f"[audit] {self.label}: {self.done:,} of {self.total:,} runs ({100 * frac:.0f}%), "
-             f"{_duration(elapsed)} elapsed, ETA {_duration(eta)} ({self.execution.name}, "
+             f"{duration(elapsed)} elapsed, ETA {duration(eta)} ({self.execution.name}, "
              f"{workers or '?'} worker{'' if workers == 1 else 's'})")
 
     def map(self, fn, shared: tuple, tasks: list, *, runs=lambda task: 0, consume=None, what="chunk"):
@@ -503,16 +504,6 @@ def _task_text(task) -> str:
     if isinstance(task, Chunk):
         return f"stream {task.stream}, chunk {task.index}, {task.size} runs"
     return repr(task)[:80]
-
-
-def _duration(seconds: float) -> str:
-    if not math.isfinite(seconds):
-        return "?"
-    if seconds < 120:
-        return f"{seconds:.0f} s"
-    if seconds < 7200:
-        return f"{seconds / 60:.1f} min"
-    return f"{seconds / 3600:.1f} h"
 
 
 # --------------------------------------------------------------------------------------------

@@ -541,23 +541,13 @@ class _Progress:
         if now - self.last < PROGRESS_EVERY and done < total:
             return
         self.last = now
+        from spec.progress import duration  # spec is loaded by then (the run configured its box)
+
         elapsed = now - self.start
         eta = elapsed / done * (total - done) if done else float("inf")
-        line = f"dperm: {self.label}: {done:,}/{total:,} steps, {elapsed:.0f} s elapsed, ETA {_duration(eta)}"
+        line = f"dperm: {self.label}: {done:,}/{total:,} steps, {elapsed:.0f} s elapsed, ETA {duration(eta)}"
         end = "\r" if getattr(self.stream, "isatty", lambda: False)() and done < total else "\n"
         print(line, file=self.stream, end=end, flush=True)
-
-
-def _duration(seconds: float) -> str:
-    if not math.isfinite(seconds):
-        return "unknown"
-    if seconds < 120:
-        return f"{seconds:.0f} s"
-    if seconds < 7200:
-        return f"{seconds / 60:.0f} min"
-    if seconds < 2 * 86400:
-        return f"{seconds / 3600:.1f} h"
-    return f"{seconds / 86400:.3g} days"
 
 
 def execute(args) -> tuple[object, int]:

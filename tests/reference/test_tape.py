@@ -84,3 +84,17 @@ def test_draw_laws_are_standardised():
     assert abs(e.mean() - 1) < 5 / np.sqrt(m)
     la = noise.laplace("la", m)
     assert abs(np.abs(la).mean() - 1) < 5 / np.sqrt(m)
+
+
+@pytest.mark.parametrize("high", [1, 2, 7, 9936, 2**31 + 11, 2**40 + 3])
+@pytest.mark.parametrize("shape", [(1,), (1, 1)])
+def test_a_single_integer_draw_is_the_array_draw(high, shape):
+    # Fresh draws one integer with the scalar call (faster); it must be the value, dtype and stream
+    # position of numpy's array call of that shape, draw after draw, interleaved with other draws
+    src, gen = Fresh(5), np.random.default_rng(5)
+    for _ in range(200):
+        got = src.integers("i", high, shape)
+        want = gen.integers(0, high, size=shape, dtype=np.int64)
+        assert got.dtype == want.dtype and got.shape == want.shape
+        np.testing.assert_array_equal(got, want)
+        np.testing.assert_array_equal(src.normal("b", 3), gen.standard_normal(3))
