@@ -64,8 +64,8 @@ class TapeMismatchError(ParameterError):
 def _shape(shape) -> tuple[int, ...]:
     if isinstance(shape, (int, np.integer)):
         shape = (int(shape),)
-    shape = tuple(int(s) for s in shape)
-    if any(s < 0 for s in shape):
+    shape = tuple(map(int, shape))
+    if shape and min(shape) < 0:
         raise ParameterError(f"shape ({shape}) must have non-negative entries")
     return shape
 

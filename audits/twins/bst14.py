@@ -159,11 +159,8 @@ ALG3_RADIUS_LABEL = _localization.LABEL_NOISE + ": radius"
 
 
 def _forward(src: NoiseSource, label, kind, params, shape):
-    if kind == "integers":
-        return src.integers(label, params["high"], shape)
-    if kind == "gamma":
-        return src.gamma(label, params["k"], shape)
-    return getattr(src, kind)(label, shape)
+    # the public method that called the wrapper has validated the shape and the parameters
+    return src._draw(label, kind, params, shape)
 
 
 class ScaledDraws(NoiseSource):
