@@ -171,7 +171,7 @@ def choose(le_d, le_n, ns, m, *, delta, alpha):
     else:  # a table would hold 16 bytes per selection run (0.24 GB at 1e8 runs)
         shrunk_p = stats.clopper_pearson_lower(k_p, ns, SHRINK)
         shrunk_q = stats.clopper_pearson_upper(k_q, ns, SHRINK)
-    bound = stats.projected_point_bound(shrunk_p, shrunk_q, m, delta=delta, alpha=alpha)
+    bound = stats.projected_point_bound(shrunk_p, shrunk_q, m, delta=delta, alpha=alpha, best_only=True)
     j = int(np.argmax(bound))
     direction, side = kinds[j // le_d.size][0]
     return j % le_d.size, side, direction, float(bound[j])
