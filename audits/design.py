@@ -183,7 +183,7 @@ def simulated_power(sf_d, sf_n, *, runs, epsilon, delta=0.0, alpha,
     p_sel, q_sel = np.empty(simulations), np.empty(simulations)
     for i in range(simulations):
         threshold, le_d, le_n = _selection_counts(rng, n_sel, bins_d, bins_n, ranks)
-        j, side, direction, _ = choose(le_d, le_n, n_sel, m, delta=delta, alpha=alpha)
+        j, side, direction, _ = choose(le_d, le_n, n_sel, m, delta=delta, alpha=alpha, memo=True)
         at = threshold(j)
         le_d, le_n = float(np.interp(at, edges, cdf_d_at)), float(np.interp(at, edges, cdf_n_at))
         prob_d, prob_n = (1.0 - le_d, 1.0 - le_n) if side == ">" else (le_d, le_n)
