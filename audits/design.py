@@ -106,14 +106,23 @@ def _selection_counts(rng, n_sel, bins_d, bins_n, ranks):
     before_d = np.concatenate([[0], np.cumsum(c_d)])
     bins = np.searchsorted(before, ranks, side="right") - 1  # the bin of each ranked value
     within = ranks - before[bins] + 1  # its 1-based rank inside its bin
-    le_d = np.empty(ranks.size, dtype=np.int64)
     starts = np.flatnonzero(np.diff(np.concatenate([[-1], bins])))  # first candidate of each bin
-    for a, b in zip(starts, np.concatenate([starts[1:], [ranks.size]])):
-        j = bins[a]
-        h = within[a:b]
-        segments = np.diff(np.concatenate([[0], h, [pooled[j]]]))
-        drawn = rng.multivariate_hypergeometric(segments, c_d[j])
-        le_d[a:b] = before_d[j] + np.cumsum(drawn)[:-1]
+    ends = np.append(starts[1:], ranks.size)
+    # The segments of every bin at once: the pooled values up to its first candidate, between
+    # successive candidates, and after its last one (the bin's [h_0, h_1 - h_0, ..., c - h_last]).
+    gaps = np.diff(within, prepend=0)
+    gaps[starts] = within[starts]
+    segments = np.insert(gaps, ends, pooled[bins[ends - 1]] - within[ends - 1])
+    draws = np.empty(segments.size, dtype=np.int64)
+    for a, b, j in zip((starts + np.arange(starts.size)).tolist(), (ends + np.arange(1, starts.size + 1)).tolist(),
+                       bins[starts].tolist()):
+        draws[a:b] = rng.multivariate_hypergeometric(segments[a:b], c_d[j])
+    # le_d at each candidate: the dataset's values in the bins below plus those drawn up to it
+    # (cumulative sums within each bin's segments, the last segment of each bin dropped)
+    last = ends + np.arange(starts.size)
+    running = np.cumsum(draws)
+    offset = np.repeat(np.concatenate([[0], running[last[:-1]]]), ends - starts)
+    le_d = before_d[bins] + np.delete(running, last) - offset
     le_n = ranks + 1 - le_d
 
     def threshold(i):
@@ -174,7 +183,7 @@ def simulated_power(sf_d, sf_n, *, runs, epsilon, delta=0.0, alpha,
     p_sel, q_sel = np.empty(simulations), np.empty(simulations)
     for i in range(simulations):
         threshold, le_d, le_n = _selection_counts(rng, n_sel, bins_d, bins_n, ranks)
-        j, side, direction, _ = choose(le_d, le_n, n_sel, m, delta=delta, alpha=alpha)
+        j, side, direction, _ = choose(le_d, le_n, n_sel, m, delta=delta, alpha=alpha, memo=True)
         at = threshold(j)
         le_d, le_n = float(np.interp(at, edges, cdf_d_at)), float(np.interp(at, edges, cdf_n_at))
         prob_d, prob_n = (1.0 - le_d, 1.0 - le_n) if side == ">" else (le_d, le_n)

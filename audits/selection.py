@@ -108,6 +108,29 @@ def _shrunk(ns: int) -> tuple[np.ndarray, np.ndarray]:
     return lower, upper
 
 
+#: Largest selection size whose shrunk bounds :func:`choose` memoises count by count when asked
+#: to (``memo=True``, the design simulations): 2 x 8 bytes per possible count, 64 MB at most.
+_MEMO_MAX = 2**22
+
+
+@functools.lru_cache(maxsize=2)
+def _memo(ns: int) -> tuple[np.ndarray, np.ndarray]:
+    """Shrunk bounds for the counts 0..ns, filled in as counts are met (NaN until then): a design
+    simulation selects hundreds of times at one ``ns`` and meets a fraction of the counts."""
+    return np.full(ns + 1, np.nan), np.full(ns + 1, np.nan)
+
+
+def _shrunk_at(k: np.ndarray, ns: int) -> tuple[np.ndarray, np.ndarray]:
+    """The lower and upper shrunk bounds at the counts ``k`` (of ``ns``), from :func:`_memo`,
+    computing the counts not met before (the bounds are elementwise: the same values)."""
+    lower, upper = _memo(ns)
+    new = np.unique(k[np.isnan(lower[k])])
+    if new.size:
+        lower[new] = stats.clopper_pearson_lower(new, ns, SHRINK)
+        upper[new] = stats.clopper_pearson_upper(new, ns, SHRINK)
+    return lower[k], upper[k]
+
+
 def select_event(t_sd, t_sn, m, *, delta, alpha):
     """Choose ``(threshold, side, direction)`` on selection statistics by the projected bound.
 
@@ -152,10 +175,12 @@ def _apply_into(apply, outputs, out, block: int = 1 << 20):
     return out
 
 
-def choose(le_d, le_n, ns, m, *, delta, alpha):
+def choose(le_d, le_n, ns, m, *, delta, alpha, memo=False):
     """The choice of :func:`select_event` from the counts alone: ``le_d[i]``, ``le_n[i]`` selection
     values (of ``ns`` per dataset) at or below candidate threshold ``i``. Returns ``(i, side,
-    direction, projected bound)``."""
+    direction, projected bound)``. ``memo=True`` (many choices at one ``ns``, as in
+    :mod:`audits.design`): beyond the tabulated sizes, up to :data:`_MEMO_MAX`, the shrunk bounds
+    are memoised count by count (same values, same choice)."""
     gt_d, gt_n = ns - le_d, ns - le_n
     counts = {("dataset", ">"): (gt_d, gt_n), ("dataset", "<="): (le_d, le_n),
               ("neighbour", ">"): (gt_n, gt_d), ("neighbour", "<="): (le_n, le_d)}
@@ -168,10 +193,13 @@ def choose(le_d, le_n, ns, m, *, delta, alpha):
     if ns <= _TABLE_MAX:
         lower, upper = _shrunk(ns)
         shrunk_p, shrunk_q = lower[k_p], upper[k_q]
+    elif memo and ns <= _MEMO_MAX:  # k_p and k_q are the same counts in another order
+        shrunk_p, _ = _shrunk_at(k_p, ns)
+        _, shrunk_q = _shrunk_at(k_q, ns)
     else:  # a table would hold 16 bytes per selection run (0.24 GB at 1e8 runs)
         shrunk_p = stats.clopper_pearson_lower(k_p, ns, SHRINK)
         shrunk_q = stats.clopper_pearson_upper(k_q, ns, SHRINK)
-    bound = stats.projected_point_bound(shrunk_p, shrunk_q, m, delta=delta, alpha=alpha)
+    bound = stats.projected_point_bound(shrunk_p, shrunk_q, m, delta=delta, alpha=alpha, best_only=True)
     j = int(np.argmax(bound))
     direction, side = kinds[j // le_d.size][0]
     return j % le_d.size, side, direction, float(bound[j])

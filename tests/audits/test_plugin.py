@@ -20,6 +20,8 @@ OTHER_SLOT_ALPHA = budget.share_named("other").alpha_per_slot
 
 
 SUITE = '''
+import math
+
 import numpy as np
 import pytest
 from audits import audit_privacy, audit_rate, replace_one
@@ -36,7 +38,10 @@ def laplace(scale):
 @pytest.mark.audit
 @pytest.mark.parametrize("scale", [1.0, 2.0])
 def test_laplace_holds(audit, scale):
-    runs = audit.runs_for_laplace(scale=1.0, epsilon=1.0)
+    # runs to flag the Laplace with its scale x0.8 at its event {X <= 0} (P = 1/2 against
+    # e^-1.25 / 2), at this test's alpha and power: the fixture's design in milliseconds (a
+    # runs_for_laplace design simulates the selection, half a minute in every session started)
+    runs = audit.runs_for_point([0.5], [0.5 * math.exp(-1 / 0.8)], epsilon=1.0)
     # low_bits=False: the real-valued idealisation (the float outputs' low bits leak)
     result = audit.record(audit_privacy(laplace(scale), PAIR, epsilon=1.0, runs=runs,
                                         alpha=audit.alpha, seed=audit.seed, low_bits=False))
@@ -193,9 +198,11 @@ def test_repository_suite_fits_in_the_budget_slots():
     """The repository's own audits (all test paths, as a bare ``pytest`` collects them) number at
     most their share's slots, share by share, so every selection runs at the full run's alpha."""
     root = Path(__file__).resolve().parents[2]
+    # --assert=plain: collecting needs no assertion rewriting, which is most of the time of a
+    # collection when no bytecode is cached (CI sets PYTHONDONTWRITEBYTECODE): 36 s -> 16 s
     out = subprocess.run([sys.executable, "-m", "pytest", "--collect-only", "-q", "-m", "audit",
-                          "-p", "no:cacheprovider"], cwd=root, capture_output=True, text=True,
-                         check=True).stdout
+                          "-p", "no:cacheprovider", "--assert=plain"], cwd=root, capture_output=True,
+                         text=True, check=True).stdout
     audits = [line for line in out.splitlines() if "::" in line]
     assert any(line.startswith("audits/suite/primitives/test_primitives.py::") for line in audits)
     counts = {}
@@ -281,13 +288,19 @@ import pytest
 from audits import stats
 
 @pytest.mark.audit
-def test_one(audit):
+def test_one(audit, monkeypatch):
     expected = stats.runs_for_gaussian(sigma=3.73, factor=audit.factor, alpha=audit.alpha, power=0.9)
     assert audit.runs_for_gaussian(sigma=3.73) == expected
     assert audit.runs_for("gaussian", sigma=3.73) == expected
     with pytest.raises(ValueError):
         audit.runs_for("exponential")
+    # runs_for_laplace passes the tier's factor, the alpha and the power on, and applies the
+    # minimum (a recording stand-in: the design itself is tested in test_stats.py and takes ~40 s)
+    calls = []
+    monkeypatch.setattr(stats, "runs_for_laplace", lambda **kw: calls.append(kw) or 7)
     assert audit.runs_for_laplace(scale=1.0, epsilon=1.0, minimum=10**6) == 10**6
+    assert audit.runs_for_laplace(scale=1.0, epsilon=1.0, minimum=1) == 7
+    assert calls == 2 * [dict(scale=1.0, epsilon=1.0, factor=0.9, alpha=audit.alpha, power=0.9)]
     assert audit.runs_for_point([0.5], [0.1], epsilon=1.0) == stats.runs_for_point(
         [0.5], [0.1], epsilon=1.0, alpha=audit.alpha, power=0.9)
 

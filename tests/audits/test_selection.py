@@ -122,6 +122,23 @@ def test_shrunk_table_is_the_one_sided_clopper_pearson_bounds(ns):
         lower[0] = 0.5
 
 
+def test_memoised_shrunk_bounds_and_choice_equal_the_direct_ones():
+    """Beyond the table (ns > 2^16) choose(memo=True) fills the bounds count by count: the same
+    values as the stats functions, in any order of arrival, and the same choice as memo=False."""
+    ns, m = 100_003, 500_000
+    rng = np.random.default_rng(8)
+    for _ in range(3):
+        k = rng.integers(0, ns + 1, 3000)
+        lower, upper = selection._shrunk_at(k, ns)
+        assert np.array_equal(lower, stats.clopper_pearson_lower(k, ns, SHRINK))
+        assert np.array_equal(upper, stats.clopper_pearson_upper(k, ns, SHRINK))
+    le_d = np.sort(rng.integers(0, ns + 1, 500))
+    le_n = np.minimum(le_d + rng.integers(0, 3000, 500), ns)
+    for delta in (0.0, 1e-3):
+        assert selection.choose(le_d, le_n, ns, m, delta=delta, alpha=0.01, memo=True) == \
+            selection.choose(le_d, le_n, ns, m, delta=delta, alpha=0.01)
+
+
 def test_shrink_level_is_the_documented_one():
     assert SHRINK == 0.05  # audits.privacy: "one-sided Clopper-Pearson bounds at level 0.05"
 

@@ -332,8 +332,12 @@ def test_poisson_point_bound_false_alarm_rate_by_simulation():
     assert above > 60  # near the boundary the bound reaches eps a fair share of the time
 
 
-def test_poisson_point_bound_is_the_inversion_of_the_pvalue():
-    kp, kq, m, delta, alpha = 300, 60, 1000, 0.01, 0.05
+@pytest.mark.parametrize("kp, kq, m", [(300, 60, 1000), (9000, 40, 100_000), (5000, 1, 10_000)])
+def test_poisson_point_bound_is_the_inversion_of_the_pvalue(kp, kq, m):
+    """Every grid point up to the bound is rejected and the next one is not; the bounds near
+    1.36, 4.97 and 6.96 lie in the first, third and fourth of the inversion's blocks of grid
+    points (a block that stopped early or late would break one of the two checks)."""
+    delta, alpha = 0.01, 0.05
     arrivals = stats.poisson_arrivals(m, delta, rng=np.random.default_rng(3))
     lo = stats.poisson_point_bound(kp, kq, m, delta=delta, alpha=alpha, arrivals=arrivals)
     step = stats.EPSILON_STEP
@@ -343,8 +347,8 @@ def test_poisson_point_bound_is_the_inversion_of_the_pvalue():
     nxt = lo + step
     b1 = np.searchsorted(arrivals, m * delta * math.exp(-nxt), side="right")
     assert stats.poisson_pvalue(kp, kq, b1, epsilon=nxt) > alpha
-    # close to the plug-in value ln(300/60) = 1.61 minus the sampling margin
-    assert 1.0 < lo < math.log(kp / kq)
+    # below the plug-in value ln(kp/kq) by the sampling margin
+    assert 0.6 * math.log(kp / kq) < lo < math.log(kp / kq)
 
 
 def test_poisson_point_bound_edge_cases():
@@ -374,6 +378,51 @@ def test_projected_point_bound_tracks_the_exact_bound():
     assert proj.shape == (1,)
     assert abs(proj[0] - exact) < 0.01
     assert stats.projected_point_bound(0.01, 0.5, m, alpha=alpha)[0] == -1.0
+
+
+@pytest.mark.parametrize("delta", [0.0, 1e-5, 0.01])
+def test_projected_point_bound_best_only_keeps_the_best_entries_bit_for_bit(delta):
+    """best_only (the event choice) skips the candidates that cannot win: the entries it keeps
+    equal the full computation's bit for bit, the argmax is the same, and every skipped entry
+    (-1) is strictly below the largest. Candidates: the shrunk frequencies of 4 x 2048 seeded
+    threshold events, as in a point-mode selection."""
+    rng = np.random.default_rng(31)
+    m = 20_000
+    for _ in range(6):
+        x = np.sort(rng.normal(size=2048)) * 3
+        shift = rng.uniform(0.2, 1.5)
+        p = np.concatenate([special.ndtr(shift - x), special.ndtr(x - shift)])
+        q = np.concatenate([special.ndtr(-x), special.ndtr(x)])
+        p, q = np.concatenate([p, q]), np.concatenate([q, p])
+        ns = 6000
+        kp, kq = rng.binomial(ns, p), rng.binomial(ns, q)
+        shrunk_p, shrunk_q = stats.clopper_pearson_lower(kp, ns, 0.05), stats.clopper_pearson_upper(kq, ns, 0.05)
+        full = stats.projected_point_bound(shrunk_p, shrunk_q, m, delta=delta, alpha=0.05)
+        best = stats.projected_point_bound(shrunk_p, shrunk_q, m, delta=delta, alpha=0.05, best_only=True)
+        kept = best != -1.0
+        assert np.array_equal(best[kept], full[kept])
+        assert int(np.argmax(best)) == int(np.argmax(full))
+        assert np.all(full[~kept] < full.max())
+        if delta > 0:
+            assert kept.mean() < 0.5  # it does skip most candidates (else it buys nothing)
+
+
+def test_quantile_ceiling_bounds_the_beta_quantile():
+    """The cheap ceiling best_only prunes with is never below the root it stands for (the logit
+    of the alpha-quantile of Beta(a, b)), on seeded shapes from 1 to 1e7 and levels up to 1/4,
+    close to it when the quantile is near the median, and infinite where it does not apply."""
+    rng = np.random.default_rng(12)
+    a, b = 10 ** rng.uniform(0, 7, (2, 20_000))
+    alpha = 10 ** rng.uniform(-8, math.log10(0.25), 20_000)
+    with np.errstate(all="ignore"):
+        root = special.logit(special.betaincinv(a, b, alpha))
+        ceiling = np.array([stats._quantile_ceiling(x, y, z) for x, y, z in zip(a[:2000], b[:2000], alpha[:2000])])
+        ceiling = np.concatenate([ceiling, stats._quantile_ceiling(a[2000:], b[2000:], 0.25)])
+        root[2000:] = special.logit(special.betaincinv(a[2000:], b[2000:], 0.25))
+    finite = np.isfinite(root)
+    assert finite.mean() > 0.99 and np.all(ceiling[finite] >= root[finite])
+    assert np.isinf(stats._quantile_ceiling(np.array([0.5, 3.0]), np.array([3.0, 1.0]), 0.05)).all()
+    assert np.isinf(stats._quantile_ceiling(np.array([3.0]), np.array([3.0]), 0.3)).all()
 
 
 def test_runs_for_gaussian_and_laplace_grow_as_the_bug_shrinks():
