@@ -72,9 +72,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from spec.progress import duration
 from spec import validate
 from spec.errors import ParameterError
+from spec.progress import duration
 
 __all__ = [
     "CHUNK_BYTES", "MIN_CHUNK_RUNS", "MAX_CHUNK_RUNS", "TARGET_CHUNKS", "PROGRESS_AFTER", "PROGRESS_EVERY",

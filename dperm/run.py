@@ -545,7 +545,7 @@ class _Progress:
 
         elapsed = now - self.start
         eta = elapsed / done * (total - done) if done else float("inf")
-        line = f"dperm: {self.label}: {done:,}/{total:,} steps, {elapsed:.0f} s elapsed, ETA {duration(eta)}"
+        line = f"dperm: {self.label}: {done:,}/{total:,} steps, {duration(elapsed)} elapsed, ETA {duration(eta)}"
         end = "\r" if getattr(self.stream, "isatty", lambda: False)() and done < total else "\n"
         print(line, file=self.stream, end=end, flush=True)
 

@@ -1,6 +1,7 @@
 """Text for progress lines of long runs (``dperm run``, the audits' batches): one formatter.
 
-Kept free of numpy and of every other dperm module, so the command line pays nothing to import it.
+The module itself imports only :mod:`math`; importing it still loads the :mod:`spec` package
+(sympy), so the command line imports it when a run reports progress, not at start-up.
 """
 
 from __future__ import annotations
