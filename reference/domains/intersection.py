@@ -88,18 +88,24 @@ class Intersection(Domain):
 
     def _choose_center(self) -> np.ndarray:
         points = [dom.interior_point() for dom in self._members]
-        candidates = list(points) + [np.mean(points, axis=0)]
-        # points on the segments between two members' interior points, at weights 1/2, 1/4,
-        # 3/4, ..., 2^-10, 1 - 2^-10: e.g. for bst14's C ∩ B(theta_0, r) with theta_0 on the
-        # boundary of C, a point slightly inside C from theta_0 is interior to both
-        weights = [0.5] + [w for k in range(2, 11) for w in (2.0**-k, 1 - 2.0**-k)]
-        for i in range(len(points)):
-            for j in range(i + 1, len(points)):
-                candidates += [(1 - w) * points[i] + w * points[j] for w in weights]
+
+        def candidates():
+            yield from points
+            yield np.mean(points, axis=0)
+            # points on the segments between two members' interior points, at weights 1/2, 1/4,
+            # 3/4, ..., 2^-10, 1 - 2^-10: e.g. for bst14's C ∩ B(theta_0, r) with theta_0 on the
+            # boundary of C, a point slightly inside C from theta_0 is interior to both
+            weights = [0.5] + [w for k in range(2, 11) for w in (2.0**-k, 1 - 2.0**-k)]
+            for i in range(len(points)):
+                for j in range(i + 1, len(points)):
+                    for w in weights:
+                        yield (1 - w) * points[i] + w * points[j]
+
         # the first candidate interior to every member, else the first one in every member
-        # (lazily: in the common case the first candidate already qualifies)
+        # (built lazily: in the common case one of the first candidates qualifies, and bst14's
+        # Algorithm 4 builds one intersection per run)
         first_inside = None
-        for c in candidates:
+        for c in candidates():
             if not all(bool(dom._contains(c, dom._default_tol())) for dom in self._members):
                 continue
             if all(dom._is_interior(c) for dom in self._members):

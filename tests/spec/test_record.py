@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import mpmath
+import numpy as np
 import pytest
 import sympy as sp
 from hypothesis import given, strategies as st
@@ -111,6 +113,36 @@ def test_evaluate_checks_assumptions_unless_told_not_to():
     with pytest.raises(AssumptionError):
         TOY.evaluate("sigma", lipschitz=1, n=10, epsilon=50.0, delta=1e-5)
     assert TOY.evaluate("sigma", check=False, lipschitz=1, n=10, epsilon=50.0, delta=1e-5) > 0
+
+
+def test_evaluate_memo_returns_what_a_fresh_evaluation_returns():
+    """A repeated evaluate() is served from the memo: the same float as the substitution gives,
+    per record, per check flag, with -0.0 and 0.0 apart; arrays and failing calls never stored."""
+    from spec import record as record_module
+
+    args = dict(lipschitz=1, n=100, epsilon=0.5, delta=1e-6)
+    first = TOY.evaluate("sigma", **args)
+    assert record_module._memo_key(TOY, "sigma", True, args) in record_module._EVALUATED
+    record_module._EVALUATED.clear()
+    assert TOY.evaluate("sigma", **args) == first  # recomputed
+    assert TOY.evaluate("sigma", **args) == first  # from the memo
+    # a record with the same id and another formula gets its own value
+    other = dataclasses.replace(TOY, formulas=(Formula("sigma", 2 * L, "noise std", Rounding.UP),))
+    assert other.evaluate("sigma", lipschitz=1.5) == 3.0
+    assert TOY.evaluate("budget", epsilon=1.5) == 0.5
+    # numpy scalars are keyed by type and exact repr; 0-d arrays and others are not memoised
+    assert TOY.evaluate("sigma", **dict(args, epsilon=np.float64(0.5))) == first
+    assert record_module._memo_key(TOY, "sigma", True, dict(args, epsilon=np.array(0.5))) is None
+    assert (record_module._memo_key(TOY, "budget", True, {"epsilon": 0.0})
+            != record_module._memo_key(TOY, "budget", True, {"epsilon": -0.0}))
+    # a failing check is not stored: the same inputs fail again, and check=False is its own entry
+    bad = dict(lipschitz=1, n=10, epsilon=50.0, delta=1e-5)
+    for _ in range(2):
+        with pytest.raises(AssumptionError):
+            TOY.evaluate("sigma", **bad)
+    assert TOY.evaluate("sigma", check=False, **bad) > 0
+    with pytest.raises(AssumptionError):
+        TOY.evaluate("sigma", **bad)
 
 
 def test_evaluate_missing_keyword():

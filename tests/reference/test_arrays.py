@@ -1,0 +1,58 @@
+"""Tests of reference.arrays (l2_norm's row maximum; the validators are tested where they are used)."""
+
+from __future__ import annotations
+
+import numpy as np
+from hypothesis import given, settings, strategies as st
+from hypothesis.extra import numpy as hnp
+
+from reference import arrays
+from reference.arrays import l2_norm
+
+# finite and non-finite entries, zeros of both signs, and magnitudes that overflow when squared
+ENTRIES = st.one_of(
+    st.floats(allow_nan=True, allow_infinity=True),
+    st.sampled_from([0.0, -0.0, 1e-300, -1e300, 5e-324]),
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(data=st.data(), rows=st.integers(1, 600), p=st.integers(1, 12), lead=st.booleans())
+def test_row_max_is_the_reduction_bit_for_bit(data, rows, p, lead):
+    """The column-by-column branch (short rows, many of them) returns the numbers the reduction
+    along the last axis returns, NaN and infinities included; so does every other shape."""
+    shape = (2, rows, p) if lead else (rows, p)
+    x = data.draw(hnp.arrays(np.float64, shape, elements=ENTRIES))
+    a = np.abs(x)
+    got = arrays._row_max(a)
+    want = a.max(axis=-1, initial=0.0)
+    assert got.shape == want.shape and got.dtype == want.dtype
+    np.testing.assert_array_equal(got, want)
+    assert np.array_equal(np.signbit(got), np.signbit(want))
+
+
+def test_row_max_column_branch_on_the_batched_shapes():
+    """The shapes that take the column branch (at least 256 rows of 2 to 8 entries), seeded, with
+    NaN, infinities and zero rows, equal the reduction bit for bit."""
+    gen = np.random.default_rng(3)
+    for shape in [(256, 2), (1200, 8), (4000, 8), (2, 300, 3)]:
+        a = np.abs(gen.standard_cauchy(size=shape))
+        flat = a.reshape(-1, shape[-1])
+        flat[0] = np.nan
+        flat[1, 0] = np.inf
+        flat[2] = 0.0
+        np.testing.assert_array_equal(arrays._row_max(a), a.max(axis=-1, initial=0.0))
+
+
+def test_l2_norm_matches_the_scaled_formula_on_batched_shapes():
+    """l2_norm on (1200, 8) rows: the largest magnitude times the root of the scaled squares, zero
+    rows 0 and rows with an infinity inf, as its docstring states."""
+    x = np.random.default_rng(7).normal(size=(1200, 8)) * 10.0 ** np.arange(-3, 5)
+    x[3] = 0.0
+    x[5, 2] = np.inf
+    top = np.abs(x).max(axis=-1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        y = x / top[:, None]
+    expected = top * np.sqrt(np.einsum("ij,ij->i", y, y))
+    expected[3], expected[5] = 0.0, np.inf
+    np.testing.assert_array_equal(l2_norm(x), expected)
