@@ -600,7 +600,7 @@ class PreparedGridWalk:
             coord = move % p
             sign = np.where(move < p, 1, -1)
             target = cells[rows, coord] + sign
-            cand = np.flatnonzero((move < 2 * p) & (target >= 0) & (target < big_n))
+            cand = ((move < 2 * p) & (target >= 0) & (target < big_n)).nonzero()[0]
             if cand.size == 0:
                 continue
             prop = cells[cand].copy()

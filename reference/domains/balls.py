@@ -42,6 +42,8 @@ class L2Ball(Domain):
         super().__init__(dim)
         self._r = validate.positive("radius", radius)
         self._c = np.zeros(self.dim) if center is None else _vector("center", center, self.dim)
+        # centred at +0.0 in every coordinate: x - center is x, bit for bit (-0.0 would turn -0.0 to +0.0)
+        self._at_origin = not (np.any(self._c) or np.any(np.signbit(self._c)))
 
     def __repr__(self) -> str:
         if np.any(self._c):
@@ -73,7 +75,7 @@ class L2Ball(Domain):
         return self._c.copy()
 
     def _project(self, x):
-        d = x - self._c
+        d = x if self._at_origin else x - self._c
         n = _norm(d)[..., None]
         # r / max(n, r): r / n outside the ball, exactly 1.0 inside (r / r), no division by zero
         return self._c + d * (self._r / np.maximum(n, self._r))

@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 from scipy import integrate, optimize, stats
 
+from reference.arrays import l2_norm
 from reference.domains import (
     Box,
     Cube,
@@ -232,6 +233,23 @@ def test_projection_closed_forms():
     assert np.allclose(Simplex(dim=3).project([0.5, 0.5, 2.0]), [0, 0, 1])
     assert np.allclose(Simplex(dim=3).project([0.0, 0.0, 0.0]), [1 / 3] * 3)
     assert np.array_equal(Rp(dim=2).project(x), x)
+
+
+def test_ball_at_the_origin_projects_as_the_general_formula_bit_for_bit():
+    """A ball centred at +0.0 skips ``x - center``; the result is the general formula's, bit for
+    bit, signed zeros included. A centre with a -0.0 entry takes the general path (x - (-0.0)
+    turns -0.0 into +0.0)."""
+    gen = np.random.default_rng(11)
+    x = gen.normal(size=(500, 3)) * 3.0
+    x[:5] = [[-0.0, 0.0, 5.0], [-0.0, -0.0, -0.0], [0.0, -0.0, 1e-300], [-4.0, -0.0, 0.0], [9.0, 9.0, -0.0]]
+    for center in (None, [0.0, 0.0, 0.0], [-0.0, 0.0, 0.0]):
+        ball = L2Ball(radius=2.0, dim=3, center=center)
+        c = np.zeros(3) if center is None else np.array(center)
+        d = x - c
+        expected = c + d * (2.0 / np.maximum(l2_norm(d)[:, None], 2.0))
+        got = ball.project(x)
+        assert np.array_equal(got, expected)
+        assert np.array_equal(np.signbit(got), np.signbit(expected))
 
 
 def test_batched_shapes():
