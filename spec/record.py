@@ -48,11 +48,11 @@ from __future__ import annotations
 
 import enum
 import math
+import sys
 from dataclasses import dataclass, field
 from typing import Callable, Mapping
 
 import mpmath
-import numpy as np
 import sympy as sp
 
 from spec import cache, validate
@@ -517,8 +517,15 @@ def _record_id_ok(rid: str) -> bool:
 #: A call that raises is not stored.
 _EVALUATED: dict = {}
 _EVALUATED_LIMIT = 4096
-#: Input types whose ``repr`` is exact (so equal keys mean equal inputs, -0.0 and 0.0 apart).
-_MEMO_TYPES = (bool, int, float, np.integer, np.floating, np.bool_)
+#: Input types whose ``repr`` is exact (so equal keys mean equal inputs, -0.0 and 0.0 apart), and
+#: numpy's integer, floating and bool scalars (looked up only when numpy is loaded: spec does not
+#: import it).
+_MEMO_TYPES = (bool, int, float)
+
+
+def _numpy_number(v) -> bool:
+    numpy = sys.modules.get("numpy")
+    return numpy is not None and isinstance(v, (numpy.integer, numpy.floating, numpy.bool_))
 
 
 def _memo_key(record, name, check, values) -> tuple | None:
@@ -526,7 +533,7 @@ def _memo_key(record, name, check, values) -> tuple | None:
     Python or numpy number (those calls are evaluated every time)."""
     items = []
     for k, v in values.items():
-        if not isinstance(v, _MEMO_TYPES):
+        if not (isinstance(v, _MEMO_TYPES) or _numpy_number(v)):
             return None
         items.append((k, type(v), repr(v)))
     items.sort()
