@@ -54,11 +54,16 @@ def _row_max(a: np.ndarray) -> np.ndarray:
     """``a.max(axis=-1, initial=0.0)`` for ``a >= 0`` (or NaN), bit for bit."""
     p = a.shape[-1] if a.ndim else 0
     if a.ndim > 1 and 2 <= p <= _SHORT_ROW and a.size >= _MANY_ROWS * p:
-        top = np.maximum(a[..., 0], a[..., 1])
-        for j in range(2, p):
-            np.maximum(top, a[..., j], out=top)
-        return top
+        return _column_max(a)
     return a.max(axis=-1, initial=0.0)
+
+
+def _column_max(a: np.ndarray) -> np.ndarray:
+    """The maximum along the last axis (at least 2 entries), one elementwise maximum per column."""
+    top = np.maximum(a[..., 0], a[..., 1])
+    for j in range(2, a.shape[-1]):
+        np.maximum(top, a[..., j], out=top)
+    return top
 
 
 def scalar_out(a: np.ndarray | float) -> np.ndarray | float:
