@@ -35,10 +35,29 @@ def l2_norm(x: np.ndarray) -> np.ndarray:
     [5.0, 0.0]
     """
     top = _row_max(np.abs(x))
+    if top.ndim and _finite_positive(top):
+        # every row finite and non-zero: the expression below without its two selections, which
+        # then pick ``top`` and the product everywhere (same bits; the loops' per-step case)
+        y = x / top[..., None]
+        return top * np.sqrt(np.einsum("...i,...i->...", y, y))
     finite = np.isfinite(top) & (top > 0)
     safe = np.where(finite, top, 1.0)
     y = x / safe[..., None]
     return np.where(finite, safe * np.sqrt(np.einsum("...i,...i->...", y, y)), top)
+
+
+#: Up to this many row maxima are checked in Python (a few runs of a loop: three numpy calls cost more).
+_FEW = 16
+
+
+def _finite_positive(top: np.ndarray) -> bool:
+    """Whether every entry of ``top`` is finite and > 0."""
+    if top.size <= _FEW:
+        return all(0.0 < v < _INF for v in top.ravel().tolist())
+    return bool((np.isfinite(top) & (top > 0)).all())
+
+
+_INF = float("inf")
 
 
 #: Rows of at most this many entries, in arrays of at least ``_MANY_ROWS`` rows, take their maximum
@@ -55,6 +74,8 @@ def _row_max(a: np.ndarray) -> np.ndarray:
     p = a.shape[-1] if a.ndim else 0
     if a.ndim > 1 and 2 <= p <= _SHORT_ROW and a.size >= _MANY_ROWS * p:
         return _column_max(a)
+    if p:
+        return a.max(axis=-1)  # ``initial=0.0`` changes nothing when every row has an entry >= 0 (or NaN)
     return a.max(axis=-1, initial=0.0)
 
 

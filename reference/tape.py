@@ -135,7 +135,7 @@ def _generate(gen: np.random.Generator, kind: str, params: dict, shape: tuple) -
         if shape in _ONE:
             # one draw: the scalar call returns the same value from the same stream position (tested)
             # in a fifth of the time, which a loop drawing one index per step pays every step
-            return np.full(shape, gen.integers(0, params["high"]), dtype=np.int64)
+            return np.array((gen.integers(0, params["high"]),), dtype=np.int64).reshape(shape)
         return gen.integers(0, params["high"], size=shape, dtype=np.int64)
     if kind == "gamma":
         return gen.standard_gamma(params["k"], size=shape)

@@ -215,7 +215,7 @@ class StackedDraws(NoiseSource):
         if not shape or shape[0] != len(self.rows):
             raise ValueError(f"shape ({tuple(shape)}) must lead with the number of rows ({len(self.rows)})")
         one = (1,) + tuple(shape[1:])
-        return np.concatenate([_forward(r, label, kind, params, one) for r in self.rows], axis=0)
+        return np.concatenate([r._draw(label, kind, params, one) for r in self.rows], axis=0)  # as _forward
 
 
 # --------------------------------------------------------------------------------------------

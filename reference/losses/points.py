@@ -48,6 +48,8 @@ class Linear(Loss):
         return -_inner(theta, x)
 
     def _gradient(self, theta, x, y):
+        if theta.shape == x.shape:  # the loops' case: no broadcasting to work out
+            return np.negative(x)
         return np.negative(x, out=np.empty(np.broadcast_shapes(theta.shape, x.shape)))
 
     def _total(self, theta, x, y):

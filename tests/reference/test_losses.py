@@ -683,3 +683,21 @@ def test_loss_constants_validation():
     assert not c.smooth
     with pytest.raises(Exception):
         c.lipschitz = 2.0  # frozen
+
+
+@pytest.mark.parametrize("theta_shape, x_shape", [((3, 4), (3, 4)), ((4,), (3, 4)), ((3, 4), (4,)), ((2, 1, 4), (3, 4))])
+def test_linear_gradient_is_minus_d_broadcast(theta_shape, x_shape):
+    """The linear loss's gradient is -d at the broadcast shape, a new float array, signed zeros kept
+    (the equal-shape case, which the loops take, skips working out the broadcast)."""
+    loss = Linear(data_norm=10.0)
+    gen = np.random.default_rng(5)
+    theta, x = gen.normal(size=theta_shape), gen.normal(size=x_shape)
+    x.reshape(-1)[0] = 0.0
+    x.reshape(-1)[1] = -0.0
+    g = loss.gradient_unchecked(theta, x, None)
+    want = np.broadcast_to(-x, np.broadcast_shapes(theta_shape, x_shape))
+    assert g.shape == want.shape and g.dtype == np.float64 and g is not x
+    np.testing.assert_array_equal(g, want)
+    assert np.array_equal(np.signbit(g), np.signbit(want))
+    g[...] = 1.0  # the result is the caller's own
+    assert not np.any(x == 1.0)
