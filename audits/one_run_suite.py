@@ -28,22 +28,25 @@ def require_tier(audit, key: str) -> None:
         pytest.skip(f"the one-run audit of {key} runs from the {TIER[key]} tier (--audit-tier={TIER[key]})")
 
 
-def check_reference(audit, key: str):
+def check_reference(audit, key: str, *, seed: int | None = None):
     """Audit the correct algorithm in one run; it must not be refuted (a refutation is a false alarm,
-    at most the audit's alpha)."""
+    at most the audit's alpha). ``seed``: the test's own (``audit.seed``) unless given."""
     require_tier(audit, key)
-    result = audit.record(builder(key).audit("reference", alpha=audit.alpha, seed=audit.seed))
+    seed = audit.seed if seed is None else seed
+    result = audit.record(builder(key).audit("reference", alpha=audit.alpha, seed=seed))
     assert not result.violated, str(result)
     return result
 
 
-def check_twin(audit, key: str, twin: str, *, power: float | None = None):
+def check_twin(audit, key: str, twin: str, *, power: float | None = None, seed: int | None = None):
     """Audit twin ``twin`` in one run; it must be flagged. With ``power``, the exact Gaussian test's
-    power against the twin (from its known separation) is checked first to be at least that."""
+    power against the twin (from its known separation) is checked first to be at least that.
+    ``seed``: the test's own (``audit.seed``) unless given."""
     require_tier(audit, key)
+    seed = audit.seed if seed is None else seed
     instance = builder(key)
     if power is not None:
         assert instance.power(twin, alpha=audit.alpha) >= power, (twin, instance.power(twin, alpha=audit.alpha))
-    result = audit.record(instance.audit(twin, alpha=audit.alpha, seed=audit.seed))
+    result = audit.record(instance.audit(twin, alpha=audit.alpha, seed=seed))
     assert result.violated, str(result)
     return result

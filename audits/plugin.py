@@ -72,7 +72,9 @@ Seeds
 -----
 A test's seed is derived from the global seed and the test's file *name* and test name
 (``audits/<file>::<test>``), not its folder, so reorganising folders changes no number; file
-names in the suite are therefore unique.
+names in the suite are therefore unique. Tests that must see the same draws ask the fixture for
+``audit.shared_seed(name)``, derived the same way from ``audits/<file>::<name>`` (bst14's one-run
+audits: the reference and its twins are the rows of one loop of 10^8 steps, run once).
 
 The ``audit`` fixture
 ---------------------
@@ -223,6 +225,16 @@ class AuditContext:
     family_alpha: float
     _sink: list = field(repr=False, default_factory=list)
     _marker: str | None = field(default=None, repr=False)
+    global_seed: int | None = field(default=None, repr=False)
+
+    def shared_seed(self, name: str) -> int:
+        """A seed shared by the tests of this test file that ask for the same ``name``: derived
+        from the run's global seed and ``audits/<file name>::<name>`` as :attr:`seed` is from the
+        test's own name. For audits that should see the same draws, such as a reference and its
+        twins run as the rows of one loop (each audit is valid alone; none combines them)."""
+        if self.global_seed is None:
+            raise ParameterError("shared_seed needs the run's global seed (the audit fixture sets it)")
+        return derive_seed(self.global_seed, seed_key(f"{self.nodeid.partition('::')[0]}::{name}"))
 
     def _fill(self, kw):
         kw.setdefault("alpha", self.alpha)
@@ -415,7 +427,7 @@ def audit(request):
     context = AuditContext(nodeid=nodeid, tier=state.tier, seed=derive_seed(state.seed, seed_key(nodeid)),
                            alpha=state.alpha(nodeid), factor=state.factor, power=POWER,
                            family_alpha=FAMILY_ALPHA, _sink=state.pending.setdefault(nodeid, []),
-                           _marker=state.markers.get(nodeid))
+                           _marker=state.markers.get(nodeid), global_seed=state.seed)
     ex = state.execution()
     if ex is None:
         yield context

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from audits import budget, plugin, stats
+from spec.errors import ParameterError
 
 pytest_plugins = ["pytester"]
 #: Alpha of one audit collected outside audits/suite (the "other" share: 0.001 over 64 slots).
@@ -385,3 +386,39 @@ def test_parallel_run_writes_the_same_report_as_a_serial_run(suite):
     assert summary and summary == [line for line in one.outlines
                                    if line.startswith(("correct-mechanism", "planted twins", "family-wise"))]
     assert any(line.startswith("[audit] test_suite.py::test_planted:") for line in two.outlines)
+
+
+SHARED = '''
+import pytest
+
+@pytest.mark.parametrize("k", [0, 1])
+def test_one(audit, k):
+    with open("context.txt", "a") as fh:
+        fh.write(f"{audit.nodeid} {audit.seed} {audit.shared_seed('loop')} {audit.shared_seed('other')}\\n")
+
+def test_two(audit):
+    with open("context.txt", "a") as fh:
+        fh.write(f"{audit.nodeid} {audit.seed} {audit.shared_seed('loop')} {audit.shared_seed('other')}\\n")
+'''
+
+
+def test_shared_seed_is_one_per_file_and_name(pytester):
+    """Tests of one file asking for the same name get the same seed, derived from the global seed and
+    ``audits/<file>::<name>`` as a test's own is from its name; another name or global seed differs."""
+    pytester.makepyfile(test_shared=SHARED)
+    run(pytester, "--audit-seed=42")
+    rows = contexts(pytester)
+    assert len(rows) == 3
+    assert len({r[1] for r in rows}) == 3  # own seeds differ
+    assert {r[2] for r in rows} == {str(plugin.derive_seed(42, "audits/test_shared.py::loop"))}
+    assert {r[3] for r in rows} == {str(plugin.derive_seed(42, "audits/test_shared.py::other"))}
+    assert rows[0][2] != rows[0][3] and rows[0][2] not in {r[1] for r in rows}
+    run(pytester, "--audit-seed=43")
+    assert contexts(pytester)[0][2] != rows[0][2]
+
+
+def test_shared_seed_needs_the_global_seed():
+    context = plugin.AuditContext(nodeid="audits/test_x.py::test_y", tier="smoke", seed=1, alpha=0.01, factor=0.8,
+                                  power=0.9, family_alpha=0.01)
+    with pytest.raises(ParameterError, match="global seed"):
+        context.shared_seed("loop")
