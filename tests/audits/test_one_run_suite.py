@@ -12,6 +12,7 @@ import pytest
 from audits import one_run_instances as oi
 from audits import one_run_suite
 from reference.bst14 import noisy_sgd as _bst14
+from spec.errors import ParameterError
 
 SUITE_FILE = Path(__file__).resolve().parents[2] / "audits" / "suite" / "bst14" / "test_bst14_one_run.py"
 
@@ -77,10 +78,11 @@ def test_tier_below_the_instance_skips():
         one_run_suite.check_reference(FakeAudit(seed=1, tier="standard"), "bst14.alg_1")
 
 
-def test_fits_run_alone_when_not_shared():
-    """``shared=False``: each fit is its own one-row loop (three processes can run them); each gives
-    the bits of its row of the shared loop."""
-    shared, alone = oi.bst14_instance(n=30, canaries=8), oi.bst14_instance(n=30, canaries=8, shared=False)
+def test_fits_in_other_groups_give_the_same_bits():
+    """``groups``: the reference alone and the twins together (two processes can run them); each fit
+    gives the bits of its row of the one shared loop."""
+    shared = oi.bst14_instance(n=30, canaries=8)
+    alone = oi.bst14_instance(n=30, canaries=8, groups=[("reference",), ("reused noise", "sigma / n")])
     data = shared.design.assemble(shared.base, shared.design.secrets(rng=np.random.default_rng(4)))
     calls = []
     real = _bst14.noise_gd
@@ -95,4 +97,11 @@ def test_fits_run_alone_when_not_shared():
             want = shared.fits[name](data, rng=np.random.default_rng(8))
             for key in ("theta", "released", "first", "reference"):
                 np.testing.assert_array_equal(got[key], want[key], err_msg=f"{name}: {key}")
-    assert calls == [1, 3, 1, 1], calls  # alone: one row each; shared: one loop of three, run once
+    assert calls == [1, 3, 2], calls  # the reference alone, the shared loop once, the twins' loop once
+
+
+@pytest.mark.parametrize("groups", [[("reference",)], [("reference", "sigma / n"), ("sigma / n", "reused noise")],
+                                    [("reference", "sigma / n", "reused noise", "noise x0.5")]])
+def test_groups_must_hold_each_fit_once(groups):
+    with pytest.raises(ParameterError, match=r"groups \(.*\) must hold each of .* exactly once"):
+        oi.bst14_instance(n=10, canaries=4, groups=groups)
