@@ -46,6 +46,8 @@ def l2_norm(x: np.ndarray) -> np.ndarray:
     return np.where(finite, safe * np.sqrt(np.einsum("...i,...i->...", y, y)), top)
 
 
+_INF = float("inf")
+
 #: Up to this many row maxima are checked in Python (a few runs of a loop: three numpy calls cost more).
 _FEW = 16
 
@@ -55,9 +57,6 @@ def _finite_positive(top: np.ndarray) -> bool:
     if top.size <= _FEW:
         return all(0.0 < v < _INF for v in top.ravel().tolist())
     return bool((np.isfinite(top) & (top > 0)).all())
-
-
-_INF = float("inf")
 
 
 #: Rows of at most this many entries, in arrays of at least ``_MANY_ROWS`` rows, take their maximum
