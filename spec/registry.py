@@ -19,17 +19,27 @@ __all__ = ["register", "get", "records", "ids", "load_all", "loaded", "module_of
 
 _REGISTRY: dict[str, SpecRecord] = {}
 _MODULES: dict[str, str] = {}  # record id -> the module that registered it
+_OWNERS: dict[str, dict] = {}  # record id -> the namespace of the module copy that registered it
 _LOADED = False
 
 
 def register(record: SpecRecord) -> SpecRecord:
-    """Add ``record`` to the registry and return it; ids must be unique."""
+    """Add ``record`` to the registry and return it; ids must be unique.
+
+    A second record with a registered id is an error, unless it comes from a new copy of the
+    module that registered the first: a module dropped from ``sys.modules`` and imported again
+    (pytest's ``pytester`` restores ``sys.modules`` after each in-process run) registers its
+    records again, and they replace the old copy's."""
     if not isinstance(record, SpecRecord):
         raise TypeError(f"record ({record!r}) must be a SpecRecord")
+    namespace = sys._getframe(1).f_globals
+    caller = namespace.get("__name__", "")
     if record.id in _REGISTRY and _REGISTRY[record.id] is not record:
-        raise ValueError(f"record id {record.id!r} is already registered")
+        owner = _OWNERS.get(record.id)
+        if owner is None or owner is namespace or owner.get("__name__", "") != caller:
+            raise ValueError(f"record id {record.id!r} is already registered")
     _REGISTRY[record.id] = record
-    caller = sys._getframe(1).f_globals.get("__name__", "")
+    _OWNERS[record.id] = namespace
     _MODULES.setdefault(record.id, caller)
     return record
 

@@ -239,6 +239,41 @@ def test_registry_rejects_duplicates_and_suggests():
     del _REGISTRY["toy.thm_1"]
 
 
+def _import_copy(name: str, title: str, *, record_id: str = "toy.reimported") -> dict:
+    """Run a record module's body as a fresh copy of module ``name`` (what importing it again after
+    it left ``sys.modules`` does); return the copy's namespace."""
+    namespace = {"__name__": name}
+    exec(compile(
+        "from spec.record import Citation, Conventions, LossForm, Neighbouring, SpecRecord\n"
+        "from spec.registry import register\n"
+        f"REC = register(SpecRecord(id={record_id!r}, title={title!r}, citation=Citation('bst14', 'x'),"
+        " summary='', conventions=Conventions(LossForm.SUM, Neighbouring.REPLACE_ONE)))\n",
+        f"<{name}>", "exec"), namespace)
+    return namespace
+
+
+def test_registry_takes_a_new_copy_of_the_same_module():
+    # pytester drops modules imported during an in-process run; importing one again must not fail,
+    # and the new copy's records replace the old; any other second record with the id still fails
+    from spec.registry import _MODULES, _OWNERS, _REGISTRY
+
+    try:
+        first = _import_copy("toy_records", "first")["REC"]
+        assert spec.get("toy.reimported") is first
+        second = _import_copy("toy_records", "second")["REC"]
+        assert spec.get("toy.reimported") is second and second.title == "second"
+        with pytest.raises(ValueError, match="'toy.reimported' is already registered"):
+            _import_copy("other_toy_records", "third")
+        assert spec.get("toy.reimported") is second
+        again = _import_copy("toy_records", "fourth")
+        with pytest.raises(ValueError, match="already registered"):  # twice in one copy of a module
+            exec("register(SpecRecord(id='toy.reimported', title='fifth', citation=Citation('bst14', 'x'), "
+                 "summary='', conventions=Conventions(LossForm.SUM, Neighbouring.REPLACE_ONE)))", again)
+    finally:
+        for table in (_REGISTRY, _MODULES, _OWNERS):
+            table.pop("toy.reimported", None)
+
+
 @given(st.floats(min_value=-1e300, max_value=1e300, allow_nan=False))
 def test_round_safe_brackets_the_exact_value(x):
     with mpmath.workdps(60):
