@@ -50,7 +50,8 @@ Progress
 --------
 An audit that has run for :data:`PROGRESS_AFTER` seconds prints a line every
 :data:`PROGRESS_EVERY` seconds (stderr, or a callable given as ``progress``): runs done of the
-total, elapsed time and an ETA. ``Ctrl-C`` cancels the chunks not yet run.
+total, elapsed time and an ETA. ``Ctrl-C`` cancels the chunks not yet run. A single long run
+(a one-run audit's fit) reports its loop's steps the same way, through :meth:`Execution.steps`.
 """
 
 from __future__ import annotations
@@ -78,7 +79,7 @@ from spec.progress import duration
 
 __all__ = [
     "CHUNK_BYTES", "MIN_CHUNK_RUNS", "MAX_CHUNK_RUNS", "TARGET_CHUNKS", "PROGRESS_AFTER", "PROGRESS_EVERY",
-    "INSTALL_HINT", "ExecutionError", "Execution", "Chunk", "chunk_runs", "split", "chunk_rng", "resolve",
+    "INSTALL_HINT", "ExecutionError", "Execution", "Ticker", "Chunk", "chunk_runs", "split", "chunk_rng", "resolve",
     "using", "current", "open_executor", "parse_spec", "distributed_available", "send_by_value",
 ]
 
@@ -352,6 +353,38 @@ class Execution:
         """A job of ``runs`` runs in all (for the progress line), named ``label``."""
         return Job(self, runs=runs, label=label)
 
+    def steps(self, label: str) -> "Ticker":
+        """A ``progress(done, total)`` hook for one run's loop in this process (the reference
+        boxes' ``progress`` argument), reporting steps to this execution's progress lines."""
+        return Ticker(self.progress, label=label, unit="steps")
+
+
+class Ticker:
+    """``ticker(done, total)`` prints ``label: done of total unit (%), elapsed, ETA`` through
+    ``sink`` once :data:`PROGRESS_AFTER` seconds have passed since it was made, then at most every
+    :data:`PROGRESS_EVERY` seconds; ``sink=None`` prints nothing. ``where()``, if given, is
+    appended in parentheses (a job's executor and workers)."""
+
+    def __init__(self, sink, *, label: str, unit: str, where=None):
+        self.sink, self.label, self.unit, self.where = sink, label, unit, where
+        self.start = time.monotonic()
+        self._last = None
+
+    def __call__(self, done: int, total: int) -> None:
+        if self.sink is None:
+            return
+        now = time.monotonic()
+        elapsed = now - self.start
+        if elapsed < PROGRESS_AFTER or (self._last is not None and now - self._last < PROGRESS_EVERY):
+            return
+        self._last = now
+        total = max(int(total), 1)
+        frac = min(done / total, 1.0)
+        eta = elapsed * (1 - frac) / frac if frac > 0 else math.inf
+        tail = f" ({self.where()})" if self.where is not None else ""
+        self.sink(f"[audit] {self.label}: {done:,} of {total:,} {self.unit} ({100 * frac:.0f}%), "
+                  f"{duration(elapsed)} elapsed, ETA {duration(eta)}{tail}")
+
 
 class Job:
     """The chunks of one audit on one :class:`Execution`: shares objects with the workers once,
@@ -364,7 +397,7 @@ class Job:
         self.chunks = 0
         self.busy = 0.0  # seconds spent inside the chunks (on whichever worker)
         self.start = time.monotonic()
-        self._last_line = None
+        self._ticker = Ticker(execution.progress, label=label, unit="runs", where=self._where)
         self._handles: list = []
         self._files: list[str] = []
 
@@ -412,21 +445,12 @@ class Job:
         ratio is the share of the audit that more workers can speed up)."""
         return {"seconds": round(time.monotonic() - self.start, 3), "chunk_seconds": round(self.busy, 3)}
 
-    def _report(self) -> None:
-        sink = self.execution.progress
-        if sink is None:
-            return
-        now = time.monotonic()
-        elapsed = now - self.start
-        if elapsed < PROGRESS_AFTER or (self._last_line is not None and now - self._last_line < PROGRESS_EVERY):
-            return
-        self._last_line = now
-        frac = min(self.done / self.total, 1.0)
-        eta = elapsed * (1 - frac) / frac if frac > 0 else math.inf
+    def _where(self) -> str:
         workers = self.execution.workers()
-        sink(f"[audit] {self.label}: {self.done:,} of {self.total:,} runs ({100 * frac:.0f}%), "
-             f"{duration(elapsed)} elapsed, ETA {duration(eta)} ({self.execution.name}, "
-             f"{workers or '?'} worker{'' if workers == 1 else 's'})")
+        return f"{self.execution.name}, {workers or '?'} worker{'' if workers == 1 else 's'}"
+
+    def _report(self) -> None:
+        self._ticker(self.done, self.total)
 
     def map(self, fn, shared: tuple, tasks: list, *, runs=lambda task: 0, consume=None, what="chunk"):
         """Run ``fn(*shared objects, task)`` for every task; return the results in task order.

@@ -48,6 +48,7 @@ from typing import Callable
 import numpy as np
 from scipy import stats as sps
 
+from audits import execution
 from audits.one_run import OneRunResult, audit_one_run
 from audits.one_run_canaries import CanaryDesign, coordinate_canaries, hadamard_canaries
 from audits.one_run_gaussian import gdp_mu
@@ -187,7 +188,8 @@ class _Accumulator:
 class _OneLoop:
     """The fits of ``sources`` (name -> ``rng -> NoiseSource``) in one batched run of ``run``.
 
-    ``run(data, noise=, runs=)`` returns one output per run. Fit ``name`` called on some data and
+    ``run(data, noise=, runs=, label=)`` returns one output per run (``label`` names the rows, for
+    progress lines). Fit ``name`` called on some data and
     generator state runs every source at once (:class:`audits.twins.bst14.StackedDraws`, each row
     drawing from its own copy of the generator) and returns row ``name``; the next fit called on
     the same data and state returns its row without running again. Row ``name`` is the run that
@@ -209,7 +211,7 @@ class _OneLoop:
             if key != self._key:
                 gens = [copy.deepcopy(rng) for _ in self.names]
                 noise = StackedDraws([self.sources[nm](g) for nm, g in zip(self.names, gens)])
-                self._outputs = self.run(data, noise=noise, runs=len(self.names))
+                self._outputs = self.run(data, noise=noise, runs=len(self.names), label=", ".join(self.names))
                 self._states = [g.bit_generator.state for g in gens]
                 self._key = key
             rng.bit_generator.state = self._states[k]
@@ -508,10 +510,14 @@ def bst14_instance(*, n: int = RECORDS, canaries: int = 64, epsilon: float = 1.0
     sources = _sources(_bst14.LABEL_NOISE)
     sources["sigma / n"] = lambda rng: ScaledDraws(noise_source(rng=rng), _bst14.LABEL_NOISE, 1.0 / n)
 
-    def run(data, *, noise, runs):
+    box = _bst14.NoiseGD.configure(loss=loss, domain=domain, n=n, epsilon=epsilon, delta=delta, schedule="lipschitz",
+                                   allow_unproven=True)
+
+    def run(data, *, noise, runs, label):
         acc = _Accumulator("G", p)
-        res = _bst14.noise_gd(data, loss=loss, domain=domain, epsilon=epsilon, delta=delta, schedule="lipschitz",
-                              noise=noise, runs=runs, transcript=acc)
+        # n^2 - 1 steps: the loop reports its steps on the audits' progress lines (an ETA)
+        res = box.run(data, noise=noise, runs=runs, transcript=acc,
+                      progress=execution.current().steps(f"bst14 Algorithm 1 at n = {n} ({label})"))
         return [acc.released(k, res.theta[k], median=True) for k in range(runs)]
 
     names = ("reference", "sigma / n", "reused noise")

@@ -343,7 +343,11 @@ def _executor_spec(text: str | None) -> str | None:
 
 def _progress_line(config, line: str) -> None:
     tr = config.pluginmanager.get_plugin("terminalreporter")
-    if tr is not None:
+    if tr is None:
+        return
+    # during a test pytest captures the output: lift it for the line, as live logging does
+    capture = config.pluginmanager.get_plugin("capturemanager")
+    with capture.global_and_fixture_disabled() if capture is not None else contextlib.nullcontext():
         tr.write_line(line)
 
 
@@ -430,7 +434,11 @@ def audit(request):
                            _marker=state.markers.get(nodeid), global_seed=state.seed)
     ex = state.execution()
     if ex is None:
-        yield context
+        if state.progress is None:
+            yield context
+            return
+        with execution.using(None, progress=state.progress):  # long audits' progress on the terminal
+            yield context
         return
     execution.send_by_value(request.module)  # the workers cannot import a test file
     with execution.using(ex):

@@ -302,6 +302,38 @@ def test_a_broken_pool_is_a_clear_error_not_a_partial_count(monkeypatch):
             audit_privacy(_exits, value_pair(), epsilon=1.0, runs=RUNS, seed=4, low_bits=False, executor=pool)
 
 
+def test_step_ticker_reports_steps_after_the_delay(monkeypatch):
+    # one long run's loop (a one-run audit's fit) reports its steps through the execution's sink
+    lines = []
+    monkeypatch.setattr(execution, "PROGRESS_AFTER", 3600.0)
+    quiet = execution.Execution(None, progress=lines.append).steps("loop")
+    quiet(5, 10)
+    assert lines == []  # not before PROGRESS_AFTER seconds
+    monkeypatch.setattr(execution, "PROGRESS_AFTER", 0.0)
+    monkeypatch.setattr(execution, "PROGRESS_EVERY", 0.0)
+    tick = execution.Execution(None, progress=lines.append).steps("bst14 loop (reference)")
+    tick(0, 4000)
+    tick(1000, 4000)
+    tick(4000, 4000)
+    assert lines[0].endswith(" elapsed, ETA unknown")  # no step done: no rate yet
+    assert lines[0].startswith("[audit] bst14 loop (reference): 0 of 4,000 steps (0%), ")
+    assert lines[1].startswith("[audit] bst14 loop (reference): 1,000 of 4,000 steps (25%), ")
+    assert lines[2].startswith("[audit] bst14 loop (reference): 4,000 of 4,000 steps (100%), ")
+    assert lines[2].endswith("ETA 0 s")  # a single run: no executor or workers in the line
+    execution.Execution(None, progress=False).steps("off")(1, 2)
+    assert len(lines) == 3
+
+
+def test_step_ticker_waits_progress_every_between_lines(monkeypatch):
+    monkeypatch.setattr(execution, "PROGRESS_AFTER", 0.0)
+    monkeypatch.setattr(execution, "PROGRESS_EVERY", 3600.0)
+    lines = []
+    tick = execution.Execution(None, progress=lines.append).steps("loop")
+    for t in range(1, 101):
+        tick(t, 100)
+    assert len(lines) == 1 and ": 1 of 100 steps (1%), " in lines[0]
+
+
 def test_progress_lines_show_runs_and_an_eta(monkeypatch):
     monkeypatch.setattr(execution, "PROGRESS_AFTER", 0.0)
     monkeypatch.setattr(execution, "PROGRESS_EVERY", 0.0)

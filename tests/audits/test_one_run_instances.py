@@ -10,6 +10,7 @@ from unittest import mock
 import numpy as np
 import pytest
 
+from audits import execution
 from audits import one_run_instances as oi
 from audits.one_run_gaussian import gdp_mu
 from audits.twins.bst14 import ReusedDraws, ScaledDraws
@@ -149,6 +150,23 @@ def test_bst14_reused_noise_flagged_at_a_small_n():
     assert res.violated and res.family_bounds()["reuse"] > inst.epsilon, str(res)
 
 
+def test_bst14_loop_reports_its_steps(monkeypatch):
+    # n^2 - 1 steps (10^8 at n = 10^4): the shared loop prints progress lines with an ETA on the
+    # current execution's sink, naming the rows it runs; the other fits reuse it and print nothing
+    monkeypatch.setattr(execution, "PROGRESS_AFTER", 0.0)
+    monkeypatch.setattr(execution, "PROGRESS_EVERY", 0.0)
+    n, lines = 30, []
+    inst = oi.bst14_instance(n=n, canaries=8)
+    data = inst.design.assemble(inst.base, inst.design.secrets(rng=np.random.default_rng(3)))
+    with execution.using(None, progress=lines.append):
+        inst.fits["reference"](data, rng=np.random.default_rng(1))
+        inst.fits["reused noise"](data, rng=np.random.default_rng(1))
+    assert len(lines) == n * n - 1
+    label = f"[audit] bst14 Algorithm 1 at n = {n} (reference, sigma / n, reused noise): "
+    assert lines[0].startswith(label + "1 of 899 steps (0%), ")
+    assert lines[-1].startswith(label + "899 of 899 steps (100%), ")
+
+
 def test_bst14_fits_share_one_loop_and_each_row_is_the_fit_alone():
     # the reference and its twins run as rows of one batched loop (_OneLoop); each row must be the
     # run that fit gives alone, bit for bit, and leave the generator where that run leaves it
@@ -161,14 +179,15 @@ def test_bst14_fits_share_one_loop_and_each_row_is_the_fit_alone():
                      "reused noise": lambda g: ReusedDraws(noise_source(rng=g), _bst14.LABEL_NOISE)}
     calls = []
     real = _bst14.noise_gd
+    run = _bst14.NoiseGD.run
 
-    def counting(*args, **kwargs):
+    def counting(self, *args, **kwargs):
         calls.append(kwargs.get("runs", 1))
-        return real(*args, **kwargs)
+        return run(self, *args, **kwargs)
 
     for name, source in alone_sources.items():
         rng, g = np.random.default_rng(11), np.random.default_rng(11)
-        with mock.patch.object(_bst14, "noise_gd", counting):
+        with mock.patch.object(_bst14.NoiseGD, "run", counting):
             got = inst.fits[name](data, rng=rng)
         acc = oi._Accumulator("G", p)
         res = real(data, loss=Linear(data_norm=1.0), domain=L2Ball(dim=p, radius=1.0), epsilon=inst.epsilon,

@@ -32,6 +32,17 @@ class FakeAudit:
         return result
 
 
+def _counting_loops(calls):
+    """Within the block, every run of bst14 Algorithm 1's configured box appends its ``runs`` to
+    ``calls`` (the loops the fits pay for)."""
+    real = _bst14.NoiseGD.run
+
+    def counting(self, *args, **kwargs):
+        calls.append(kwargs.get("runs", 1))
+        return real(self, *args, **kwargs)
+    return mock.patch.object(_bst14.NoiseGD, "run", counting)
+
+
 def _suite_module():
     spec = importlib.util.spec_from_file_location("bst14_one_run_suite_file", SUITE_FILE)
     module = importlib.util.module_from_spec(spec)
@@ -47,15 +58,9 @@ def test_bst14_tests_share_one_loop():
     suite = _suite_module()
     inst = oi.bst14_instance(n=200, canaries=64)
     calls = []
-    real = _bst14.noise_gd
-
-    def counting(*args, **kwargs):
-        calls.append(kwargs.get("runs", 1))
-        return real(*args, **kwargs)
-
     audits = [FakeAudit(seed=s) for s in (1, 2, 3)]
     with mock.patch.object(one_run_suite, "builder", lambda key: inst), \
-            mock.patch.object(_bst14, "noise_gd", counting):
+            _counting_loops(calls):
         suite.test_bst14_one_run_privacy(audits[0])
         suite.test_bst14_one_run_twin_is_flagged(audits[1], "sigma / n")
         suite.test_bst14_one_run_twin_is_flagged(audits[2], "reused noise")
@@ -85,13 +90,7 @@ def test_fits_in_other_groups_give_the_same_bits():
     alone = oi.bst14_instance(n=30, canaries=8, groups=[("reference",), ("reused noise", "sigma / n")])
     data = shared.design.assemble(shared.base, shared.design.secrets(rng=np.random.default_rng(4)))
     calls = []
-    real = _bst14.noise_gd
-
-    def counting(*args, **kwargs):
-        calls.append(kwargs.get("runs", 1))
-        return real(*args, **kwargs)
-
-    with mock.patch.object(_bst14, "noise_gd", counting):
+    with _counting_loops(calls):
         for name in ("reference", "sigma / n", "reused noise"):
             got = alone.fits[name](data, rng=np.random.default_rng(8))
             want = shared.fits[name](data, rng=np.random.default_rng(8))

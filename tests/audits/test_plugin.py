@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from audits import budget, plugin, stats
+from audits import budget, execution, plugin, stats
 from spec.errors import ParameterError
 
 pytest_plugins = ["pytester"]
@@ -415,6 +415,29 @@ def test_shared_seed_is_one_per_file_and_name(pytester):
     assert rows[0][2] != rows[0][3] and rows[0][2] not in {r[1] for r in rows}
     run(pytester, "--audit-seed=43")
     assert contexts(pytester)[0][2] != rows[0][2]
+
+
+PROGRESS = '''
+from audits import execution
+
+def test_long(audit, monkeypatch):
+    monkeypatch.setattr(execution, "PROGRESS_AFTER", 0.0)
+    execution.current().steps("a long loop")(3, 4)
+
+def test_short(audit):
+    execution.current().steps("a short loop")(3, 4)  # before PROGRESS_AFTER: no line
+'''
+
+
+def test_progress_lines_reach_the_terminal_without_an_executor(pytester):
+    """Without ``--audit-executor`` (and without xdist) a long audit's progress lines reach the
+    terminal while pytest captures the test's output: a one-run fit of 10^8 steps says how far it
+    is. In a subprocess, so that pytest's own capture is the one the line must get past."""
+    pytester.makepyfile(test_progress=PROGRESS)
+    result = pytester.runpytest_subprocess("-p", "audits.plugin", "-p", "no:cacheprovider", "-p", "no:randomly")
+    result.assert_outcomes(passed=2)
+    result.stdout.fnmatch_lines(["[[]audit[]] a long loop: 3 of 4 steps (75%), * elapsed, ETA *"])
+    assert "a short loop" not in result.stdout.str() + result.stderr.str()
 
 
 def test_shared_seed_needs_the_global_seed():
