@@ -79,7 +79,7 @@ from spec.progress import duration
 
 __all__ = [
     "CHUNK_BYTES", "MIN_CHUNK_RUNS", "MAX_CHUNK_RUNS", "TARGET_CHUNKS", "PROGRESS_AFTER", "PROGRESS_EVERY",
-    "INSTALL_HINT", "ExecutionError", "Execution", "Ticker", "Chunk", "chunk_runs", "split", "chunk_rng", "resolve",
+    "INSTALL_HINT", "ExecutionError", "Execution", "Ticker", "heartbeat", "Chunk", "chunk_runs", "split", "chunk_rng", "resolve",
     "using", "current", "open_executor", "parse_spec", "distributed_available", "send_by_value",
 ]
 
@@ -357,6 +357,34 @@ class Execution:
         """A ``progress(done, total)`` hook for one run's loop in this process (the reference
         boxes' ``progress`` argument), reporting steps to this execution's progress lines."""
         return Ticker(self.progress, label=label, unit="steps")
+
+
+@contextlib.contextmanager
+def heartbeat(label: str, *, sink=None):
+    """Within the block, a line ``label, <elapsed> elapsed`` through ``sink`` (default: the current
+    execution's progress lines) after :data:`PROGRESS_AFTER` seconds and then every
+    :data:`PROGRESS_EVERY` seconds, from a daemon thread: for one opaque call that reports nothing
+    itself (``dperm audit-one-run``'s fit). The thread stops when the block ends, also on Ctrl-C."""
+    sink = current().progress if sink is None else sink
+    if sink is None or sink is False:
+        yield
+        return
+    stop = threading.Event()
+    start = time.monotonic()
+
+    def beat():
+        wait = PROGRESS_AFTER
+        while not stop.wait(wait):
+            sink(f"[audit] {label}, {duration(time.monotonic() - start)} elapsed")
+            wait = PROGRESS_EVERY
+
+    thread = threading.Thread(target=beat, name="dperm-heartbeat", daemon=True)
+    thread.start()
+    try:
+        yield
+    finally:
+        stop.set()
+        thread.join()
 
 
 class Ticker:

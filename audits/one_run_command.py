@@ -26,7 +26,8 @@ coin; the score of a canary is ``<theta, direction>``; the verdict is the SNJ23 
 guessing rule ``--guesses`` (:mod:`audits.one_run_bounds`). ``--gaussian`` adds the Gaussian
 *estimate* (:mod:`audits.one_run_gaussian`), which is never part of the verdict for your code.
 
-Prints the one-line result (or JSON). Exit status as ``dperm audit``: 0 not refuted, 1 refuted,
+Prints the one-line result (or JSON). While the fit runs longer than 10 s, a line every 10 s on
+stderr says so, with the elapsed time and the seed. Exit status as ``dperm audit``: 0 not refuted, 1 refuted,
 2 bad arguments or data outside the declared domain, 3 the audited code itself failed.
 """
 
@@ -34,6 +35,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import functools
 import os
 
 import numpy as np
@@ -143,6 +145,18 @@ def _guesses(text: str):
         raise _UsageError(f"--guesses ({text!r}) must be union, split or an integer") from None
 
 
+def _beating(fit, label: str):
+    """``fit`` with a line on stderr every 10 s while it runs (a fit of minutes says it is alive,
+    and the seed that reproduces it is on screen even if it is interrupted)."""
+    from audits.execution import heartbeat
+
+    @functools.wraps(fit)
+    def call(*args, **kwargs):
+        with heartbeat(label):
+            return fit(*args, **kwargs)
+    return call
+
+
 def run(args: argparse.Namespace) -> int:
     """Execute ``dperm audit-one-run`` for parsed ``args``; returns the exit status."""
     with _import_path(os.getcwd()):
@@ -177,7 +191,7 @@ def _run(args) -> tuple[int, str | None]:
                 design = coordinate_canaries(loss, count=args.canaries, dimension=p, relation=relation)
             else:  # public directions, seeded by the audit's seed (the secrets come from its own stream)
                 design = sphere_canaries(loss, count=args.canaries, dimension=p, rng=seed, relation=relation)
-            guarded = _guarded(fit, f"fit {args.fit}")
+            guarded = _beating(_guarded(fit, f"fit {args.fit}"), f"{args.fit}: one fit running (seed {seed})")
             guarded.__qualname__ = getattr(fit, "__qualname__", args.fit)
             result = audit_one_run(guarded, base=base, design=design, epsilon=args.epsilon, delta=args.delta,
                                    alpha=args.alpha, seed=seed, guesses=_guesses(args.guesses),

@@ -18,6 +18,7 @@ import os
 import signal
 import sys
 import textwrap
+import time
 from pathlib import Path
 
 import numpy as np
@@ -332,6 +333,20 @@ def test_step_ticker_waits_progress_every_between_lines(monkeypatch):
     for t in range(1, 101):
         tick(t, 100)
     assert len(lines) == 1 and ": 1 of 100 steps (1%), " in lines[0]
+
+
+def test_heartbeat_stops_with_its_block(monkeypatch):
+    monkeypatch.setattr(execution, "PROGRESS_AFTER", 0.0)
+    monkeypatch.setattr(execution, "PROGRESS_EVERY", 0.02)
+    lines = []
+    with pytest.raises(KeyboardInterrupt), execution.heartbeat("fit", sink=lines.append):
+        time.sleep(0.1)
+        raise KeyboardInterrupt  # Ctrl-C in the fit: the thread must stop too
+    seen = len(lines)
+    time.sleep(0.1)
+    assert seen >= 1 and len(lines) == seen and lines[0].startswith("[audit] fit, ")
+    with execution.heartbeat("off", sink=False):
+        time.sleep(0.05)
 
 
 def test_progress_lines_show_runs_and_an_eta(monkeypatch):

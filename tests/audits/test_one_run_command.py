@@ -27,6 +27,11 @@ USER_FILE = textwrap.dedent('''
     def private(data, rng):  # the Gaussian mechanism on that sum: sensitivity 2, sigma 40 (mu 0.05)
         return (data[:, -1:] * data[:, :-1]).sum(axis=0) + 40.0 * rng.standard_normal(data.shape[1] - 1)
 
+    def slow(data, rng):  # the leaky fit, taking its time
+        import time
+        time.sleep(0.6)
+        return leaky(data, rng)
+
     def crashing(data, rng):
         raise RuntimeError("bug in the fit")
 
@@ -68,6 +73,23 @@ def test_json_output(user_file, capsys):
     d = json.loads(out)
     assert status == 1 and d["result_type"] == "one_run" and d["tests"][0]["guesses"] == 20
     assert d["relation"] == "replace-one" and "infinite" in d
+
+
+def test_a_slow_fit_says_it_is_running_with_its_seed(user_file, capsys, monkeypatch):
+    # a fit of minutes prints a line every PROGRESS_EVERY s (here 0.1 s, after 0.05 s) with the
+    # seed; a quick one prints none (the other tests: 10 s by default)
+    from audits import execution
+
+    monkeypatch.setattr(execution, "PROGRESS_AFTER", 0.05)
+    monkeypatch.setattr(execution, "PROGRESS_EVERY", 0.1)
+    status, out, err = _run(capsys, "fits.py:slow", *COMMON)
+    lines = [line for line in err.splitlines() if line.startswith("[audit] fits.py:slow: one fit running (seed 4), ")]
+    assert status == 1 and "REFUTED" in out
+    assert len(lines) >= 2 and all(line.endswith(" elapsed") for line in lines), err
+    assert err.count("[audit]") == len(lines)
+    monkeypatch.setattr(execution, "PROGRESS_AFTER", 10.0)
+    status, _, err = _run(capsys, "fits.py:leaky", *COMMON)
+    assert status == 1 and "[audit]" not in err
 
 
 def test_user_code_failure_exits_3(user_file, capsys):
