@@ -79,8 +79,9 @@ from spec.progress import duration
 
 __all__ = [
     "CHUNK_BYTES", "MIN_CHUNK_RUNS", "MAX_CHUNK_RUNS", "TARGET_CHUNKS", "PROGRESS_AFTER", "PROGRESS_EVERY",
-    "INSTALL_HINT", "ExecutionError", "Execution", "Ticker", "heartbeat", "Chunk", "chunk_runs", "split", "chunk_rng", "resolve",
-    "using", "current", "open_executor", "parse_spec", "distributed_available", "send_by_value",
+    "INSTALL_HINT", "ExecutionError", "Execution", "Ticker", "heartbeat", "Chunk", "chunk_runs", "split",
+    "chunk_rng", "resolve", "using", "current", "open_executor", "parse_spec", "distributed_available",
+    "send_by_value",
 ]
 
 #: Target bytes of one chunk's outputs.
