@@ -547,9 +547,16 @@ class Job:
 
 
 def _dask_wait(futures):
+    """``(done, not_done)`` for Dask futures. ``distributed.wait`` raises when a future it waited for
+    was cancelled (a scheduler that forgot its tasks); the cancelled ones are then returned as done,
+    so that their ``result()`` raises in :meth:`Job.map`, which names the lost chunk."""
     from distributed import wait
 
-    done, not_done = wait(futures, return_when="FIRST_COMPLETED")
+    try:
+        done, not_done = wait(futures, return_when="FIRST_COMPLETED")
+    except cf.CancelledError:  # distributed's FuturesCancelledError
+        done = {f for f in futures if f.status != "pending"}
+        not_done = {f for f in futures if f.status == "pending"}
     return done, not_done
 
 

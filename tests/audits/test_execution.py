@@ -303,6 +303,27 @@ def test_a_broken_pool_is_a_clear_error_not_a_partial_count(monkeypatch):
             audit_privacy(_exits, value_pair(), epsilon=1.0, runs=RUNS, seed=4, low_bits=False, executor=pool)
 
 
+def test_cancelled_dask_futures_are_returned_as_done(monkeypatch):
+    # distributed's wait raises FuturesCancelledError for a future the scheduler forgot (seen under
+    # load with a worker killed mid-audit); the map must get it back as done, so that its result()
+    # raises in Job.map and becomes an ExecutionError naming the chunk, not a raw Dask error
+    distributed = pytest.importorskip("distributed")
+    from distributed.client import FuturesCancelledError
+
+    class Fake:
+        def __init__(self, status):
+            self.status = status
+
+    futures = [Fake("finished"), Fake("cancelled"), Fake("pending")]
+
+    def cancelled_wait(fs, return_when):
+        raise FuturesCancelledError([])
+
+    monkeypatch.setattr(distributed, "wait", cancelled_wait)
+    done, not_done = execution._dask_wait(futures)
+    assert done == set(futures[:2]) and not_done == {futures[2]}
+
+
 def test_step_ticker_reports_steps_after_the_delay(monkeypatch):
     # one long run's loop (a one-run audit's fit) reports its steps through the execution's sink
     lines = []
