@@ -27,15 +27,16 @@ guessing rule ``--guesses`` (:mod:`audits.one_run_bounds`). ``--gaussian`` adds 
 *estimate* (:mod:`audits.one_run_gaussian`), which is never part of the verdict for your code.
 
 Prints the one-line result (or JSON). While the fit runs longer than 10 s, a line every 10 s on
-stderr says so, with the elapsed time and the seed. Exit status as ``dperm audit``: 0 not refuted, 1 refuted,
-2 bad arguments or data outside the declared domain, 3 the audited code itself failed.
+stderr says so, with the elapsed time and the seed. Exit status as ``dperm audit``: 0 not
+refuted, 1 refuted, 2 bad arguments or data outside the declared domain, 3 the audited code
+itself failed.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import functools
+import json
 import os
 
 import numpy as np

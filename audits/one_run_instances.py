@@ -189,13 +189,13 @@ class _OneLoop:
     """The fits of ``sources`` (name -> ``rng -> NoiseSource``) in one batched run of ``run``.
 
     ``run(data, noise=, runs=, label=)`` returns one output per run (``label`` names the rows, for
-    progress lines). Fit ``name`` called on some data and
-    generator state runs every source at once (:class:`audits.twins.bst14.StackedDraws`, each row
-    drawing from its own copy of the generator) and returns row ``name``; the next fit called on
-    the same data and state returns its row without running again. Row ``name`` is the run that
-    fit would give alone (a test checks it bit for bit), and the generator is left where that run
-    would leave it. So the reference and its twins, audited at one seed, share one loop of
-    ``n^2 - 1`` steps and its per-step cost (bst14 at n = 10^4).
+    progress lines). Fit ``name`` called on some data and generator state runs every source at
+    once (:class:`audits.twins.bst14.StackedDraws`, each row drawing from its own copy of the
+    generator) and returns row ``name``; the next fit called on the same data and state returns
+    its row without running again. Row ``name`` is the run that fit would give alone (a test checks
+    it bit for bit), and the generator is left where that run would leave it. So the reference and
+    its twins, audited at one seed, share one loop of ``n^2 - 1`` steps and its per-step cost
+    (bst14 at n = 10^4).
     """
 
     def __init__(self, run, sources: dict):
