@@ -433,15 +433,10 @@ def audit(request):
                            family_alpha=FAMILY_ALPHA, _sink=state.pending.setdefault(nodeid, []),
                            _marker=state.markers.get(nodeid), global_seed=state.seed)
     ex = state.execution()
-    if ex is None:
-        if state.progress is None:
-            yield context
-            return
-        with execution.using(None, progress=state.progress):  # long audits' progress on the terminal
-            yield context
-        return
-    execution.send_by_value(request.module)  # the workers cannot import a test file
-    with execution.using(ex):
+    if ex is not None:
+        execution.send_by_value(request.module)  # the workers cannot import a test file
+    # without --audit-executor: this process, with long audits' progress lines on the terminal
+    with execution.using(ex, progress=state.progress):
         yield context
 
 
