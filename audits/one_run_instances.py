@@ -75,6 +75,7 @@ __all__ = [
     "OneRunInstance",
     "base_rows",
     "zhang17_instance",
+    "wang17_constants",
     "wang17_instance",
     "wang19_instance",
     "wang20_instance",
@@ -441,9 +442,8 @@ def wang17_instance(*, n: int = RECORDS, canaries: int = CANARIES, epsilon: floa
 
     Twin flagged: the snapshot's first release without noise (:func:`audits.twins.wang17.
     dp_svrg_noiseless_snapshot`: the first inner step of each epoch releases ``v~`` exactly)."""
-    loss = _huber(label_bound=1e5)
+    loss, reg = _wang17_problem(strength)
     p, design, base = _common(loss, n=n, canaries=canaries, seed=seed)
-    reg = L2Regulariser(strength=strength)
     sources = _sources(_svrg.LABEL_NOISE_1)
 
     def fit_with(source_for):
@@ -454,7 +454,7 @@ def wang17_instance(*, n: int = RECORDS, canaries: int = CANARIES, epsilon: floa
             return acc.released(0, res.theta[0])
         return fit
 
-    probe_k = _svrg_constants(loss, reg, n=n, p=p, epsilon=epsilon, delta=delta)
+    probe_k = wang17_constants(n=n, canaries=canaries, epsilon=epsilon, delta=delta, strength=strength)
     length = probe_k["epoch_length"]
     fits = {"reference": fit_with(sources["reference"]),
             "noise x0.5": fit_with(sources["noise x0.5"]),
@@ -469,13 +469,22 @@ def wang17_instance(*, n: int = RECORDS, canaries: int = CANARIES, epsilon: floa
                f"(the claim allows {gdp_mu(epsilon, delta):.3g})"))
 
 
-def _svrg_constants(loss, reg, *, n, p, epsilon, delta) -> dict:
-    """T, m, K and sigma of :func:`reference.wang17.svrg.dp_svrg` with Theorem 4.2's defaults (a
-    zero-data probe run with one inner step would draw noise; the constants come from the records)."""
+def _wang17_problem(strength: float):
+    """The loss and regulariser of :func:`wang17_instance`."""
+    return _huber(label_bound=1e5), L2Regulariser(strength=strength)
+
+
+def wang17_constants(*, n: int = RECORDS, canaries: int = CANARIES, epsilon: float = 4.0, delta: float = 1e-8,
+                     strength: float = 1.0) -> dict:
+    """T, m, K, sigma and G of :func:`wang17_instance`'s DP-SVRG run (Theorem 4.2's defaults and the
+    accountant's sigma, from the records and the declared loss, not from the data): ``epochs``,
+    ``epoch_length``, ``noisy_steps``, ``sigma`` and ``lipschitz``."""
     from spec.wang17 import svrg as spec_svrg
 
+    loss, reg = _wang17_problem(strength)
     c = loss.constants
     mu = reg.strength
+    p = canaries + BASE_FEATURES
     eta = spec_svrg.THM_4_2.evaluate("learning_rate", smoothness=c.smoothness)
     length = spec_svrg.THM_4_2.evaluate("epoch_length", learning_rate=eta, smoothness=c.smoothness,
                                         total_strong_convexity=mu)
@@ -484,7 +493,8 @@ def _svrg_constants(loss, reg, *, n, p, epsilon, delta) -> dict:
     k = spec_svrg.ALG_1.evaluate("noisy_steps", n=n, epochs=epochs, epoch_length=length)
     sigma, _ = _svrg.noise_sigma(spec_svrg, n=n, epochs=epochs, epoch_length=length, epsilon=epsilon,
                                  delta=delta, lipschitz=c.lipschitz)
-    return {"epochs": int(epochs), "epoch_length": int(length), "noisy_steps": int(k), "sigma": float(sigma)}
+    return {"epochs": int(epochs), "epoch_length": int(length), "noisy_steps": int(k), "sigma": float(sigma),
+            "lipschitz": float(c.lipschitz)}
 
 
 # --------------------------------------------------------------------------------------------

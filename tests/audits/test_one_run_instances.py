@@ -94,6 +94,7 @@ def test_wang17_canaries_only_through_the_snapshot():
     out = _silenced(inst, _svrg.LABEL_NOISE_1, secrets)
     a = _constant_times_secret(inst.scores()["white-box"](out), secrets)
     assert a == pytest.approx(out["steps"] * 1.0 / SMALL["n"], rel=1e-9)  # X/n at each inner step
+    assert out["steps"] == oi.wang17_constants(**SMALL)["noisy_steps"]  # the run's own count of releases
     assert inst.separations["reference"] < 0.1 * gdp_mu(inst.epsilon, inst.delta)  # far inside the claim
 
 
