@@ -438,7 +438,8 @@ def wang17_instance(*, n: int = RECORDS, canaries: int = CANARIES, epsilon: floa
     against noise calibrated for sampled differences of ``4G``. Its separation ``sqrt(K) 2X/(n
     sigma)`` is a few percent of the claim's: the correct algorithm and the noise x0.5 twin are far
     inside the claim on these canaries (stated, not planted). The sampled records are what the
-    subsampling hides, and no canary can be sampled on purpose in one run.
+    subsampling hides, and no canary can be sampled on purpose in one run: even canaries at the
+    largest sampled difference would not flag those two twins (``bench_one_run.py svrg``).
 
     Twin flagged: the snapshot's first release without noise (:func:`audits.twins.wang17.
     dp_svrg_noiseless_snapshot`: the first inner step of each epoch releases ``v~`` exactly)."""
