@@ -13,8 +13,8 @@ sampled difference (``4G``). Per canary the reference is at ``mu = 0.005`` again
 on any canary one can plant (the sampled record is what subsampling hides, and no canary can be
 sampled on purpose in one run). Those two are therefore not planted; the Gaussian statistic is
 reported as an estimate (the sampled base records make the model inexact). Even idealised canaries,
-each at the largest sampled difference, would not flag them: a canary is sampled at all with
-probability 0.28 here, fewer than the SNJ23 bound needs to be guessed right
+each at the largest sampled difference, would not flag them: only 28% of canaries are ever
+sampled here, fewer than the SNJ23 bound needs guessed right
 (``benchmarks/bench_one_run.py svrg``; docs/audit-evidence.md).
 
 Twin flagged: the snapshot's first release without noise
